@@ -1,0 +1,54 @@
+# tfc: the two set-up commands on a fresh machine are `make book` and `make test`.
+SHELL := /bin/bash
+MODE ?= default
+DEVICE ?=
+NB ?=
+CHECKPOINT ?=
+export HF_HUB_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: venv test test-fast notebooks book html chapter reproduce bench clean env
+
+# (re)build or reuse the cached virtual environment; cheap when the lock files did not change
+venv:
+	@scripts/setup_env.sh >/dev/null
+
+env: venv
+	$(VENV)/bin/tfc env
+
+# pytest's exit code 5 (no tests collected) is not a failure here
+test: venv
+	$(PY) -m pytest -q || [ $$? -eq 5 ]
+
+notebooks: venv
+	$(VENV)/bin/tfc book run --mode $(MODE) $(if $(DEVICE),--device $(DEVICE)) $(if $(CHECKPOINT),--checkpoint $(CHECKPOINT))
+
+html: venv
+	$(VENV)/bin/tfc book build
+
+book: notebooks html
+	@echo "book: $(CURDIR)/book/_build/html/index.html"
+
+# one chapter, e.g. make chapter NB=02_true_auc CHECKPOINT=my/model DEVICE=cuda
+chapter: venv
+	@test -n "$(NB)" || { echo "usage: make chapter NB=<notebook stem> [CHECKPOINT=...] [DEVICE=...]"; exit 2; }
+	$(VENV)/bin/tfc book run --mode $(MODE) --only $(NB) $(if $(DEVICE),--device $(DEVICE)) $(if $(CHECKPOINT),--checkpoint $(CHECKPOINT))
+	$(VENV)/bin/tfc book build
+
+# recompute everything (training, scoring) and build the book
+reproduce: MODE := full
+reproduce: venv
+	$(VENV)/bin/tfc book run --mode full $(if $(DEVICE),--device $(DEVICE))
+	$(VENV)/bin/tfc book build
+
+bench: venv
+	@if ls benchmarks/*.py >/dev/null 2>&1; then for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done; else echo "no benchmarks yet"; fi
+
+clean:
+	rm -rf book/_build book/generated

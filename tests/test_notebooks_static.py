@@ -1,0 +1,46 @@
+"""Committed notebooks: outputs stripped, %matplotlib inline first, a complete parameters cell,
+and every glue key registered in tfc.glue."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tfc.book import REQUIRED_PARAMETERS, notebooks
+from tfc.glue import KEYS
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS = notebooks()
+
+
+def test_there_are_notebooks():
+    assert NBS, "no notebooks found in notebooks/"
+
+
+@pytest.mark.parametrize("path", NBS, ids=lambda p: p.stem)
+def test_notebook_is_clean(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for c in code:
+        assert not c.get("outputs"), f"{path.name}: committed notebook holds outputs (run nbstripout)"
+        assert c.get("execution_count") is None, f"{path.name}: execution counts not stripped"
+    assert code[0].source.strip().splitlines()[0] == "%matplotlib inline", f"{path.name}: first line must be %matplotlib inline"
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
+    assigned = set(re.findall(r"^(\w+)\s*=", params[0].source, flags=re.M))
+    missing = set(REQUIRED_PARAMETERS) - assigned
+    assert not missing, f"{path.name}: parameters cell lacks {sorted(missing)}"
+
+
+def _glue_keys_used():
+    used = set()
+    for p in list((ROOT / "notebooks").glob("*.ipynb")) + list((ROOT / "book").glob("*.md")):
+        text = p.read_text()
+        used |= set(re.findall(r"""glue\(\s*["']([\w\-]+)["']""", text))
+        used |= set(re.findall(r"\{glue(?::\w+)?\}`([\w\-]+)", text))
+    return used
+
+
+def test_glue_keys_are_registered():
+    unknown = _glue_keys_used() - set(KEYS)
+    assert not unknown, f"glue keys used but not registered in tfc.glue.KEYS: {sorted(unknown)}"

@@ -1,0 +1,116 @@
+"""Execute the book's notebooks with papermill and build the HTML with Jupyter Book.
+
+``tfc book run --mode smoke|default|full`` executes ``notebooks/*.ipynb`` into ``book/generated/``;
+``tfc book build`` runs ``jupyter-book build`` with execution off and warnings as errors. The three
+modes share one code path and differ only in the parameters injected into each notebook:
+
+* ``smoke``: a few examples per dataset and tiny/cached models, so CI executes every chapter quickly;
+* ``default``: the embedded offline default (committed score caches, CPU-feasible scorers);
+* ``full``: recompute everything (``make reproduce``), on the GPU when one is present.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from tfc.config import REPO_ROOT
+
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+GENERATED_DIR = REPO_ROOT / "book" / "generated"
+
+MODES: dict[str, dict] = {
+    "smoke": {"mode": "smoke", "sample": 40, "use_cache": True},
+    "default": {"mode": "default", "sample": None, "use_cache": True},
+    "full": {"mode": "full", "sample": None, "use_cache": True},
+}
+# parameters every notebook's `parameters` cell must define (see tests/test_notebooks_static.py)
+REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "seed", "device", "use_cache")
+
+
+def notebooks(only: list[str] | None = None) -> list[Path]:
+    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    if only:
+        wanted = {Path(o).stem for o in only}
+        unknown = wanted - {p.stem for p in nbs}
+        if unknown:
+            raise click.BadParameter(f"unknown notebook(s): {', '.join(sorted(unknown))}")
+        nbs = [p for p in nbs if p.stem in wanted]
+    return nbs
+
+
+def _hide_injected(path: Path) -> None:
+    """Tag papermill's injected-parameters cell so Jupyter Book removes it, like the parameters cell."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if ("injected-parameters" in tags or "parameters" in tags) and "remove-cell" not in tags:
+            cell["metadata"]["tags"] = tags + ["remove-cell"]
+    nbformat.write(nb, path)
+
+
+def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: dict | None = None,
+                  output_dir: Path = GENERATED_DIR, log=print) -> list[dict]:
+    """Execute notebooks with papermill; returns one timing record per notebook."""
+    import papermill as pm
+
+    params = dict(MODES[mode])
+    params.update({k: v for k, v in (extra or {}).items() if v is not None})
+    output_dir.mkdir(parents=True, exist_ok=True)
+    records = []
+    for nb in notebooks(only):
+        out = output_dir / nb.name
+        t0 = time.perf_counter()
+        log(f"[tfc book] {nb.name} ({mode}) ...")
+        pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(REPO_ROOT),
+                            kernel_name="python3", language="python", progress_bar=False, log_output=False)
+        _hide_injected(out)
+        dt = time.perf_counter() - t0
+        log(f"[tfc book] {nb.name} done in {dt:.1f}s")
+        records.append({"notebook": nb.name, "mode": mode, "seconds": round(dt, 2)})
+    (output_dir / "timings.json").write_text(json.dumps(records, indent=2))
+    return records
+
+
+def build_html(strict: bool = True) -> Path:
+    """``jupyter-book build`` with execution off (set in _config.yml); output under book/_build/html."""
+    jb = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(REPO_ROOT / "book"),
+           "--config", str(REPO_ROOT / "_config.yml"), "--toc", str(REPO_ROOT / "book" / "_toc.yml"),
+           "--path-output", str(REPO_ROOT / "book")]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    env = dict(os.environ)
+    subprocess.run(cmd, check=True, cwd=REPO_ROOT, env=env)
+    return REPO_ROOT / "book" / "_build" / "html"
+
+
+@click.group()
+def book():
+    """Execute the notebooks (papermill) and build the book (Jupyter Book)."""
+
+
+@book.command("run")
+@click.option("--mode", type=click.Choice(sorted(MODES)), default="default", show_default=True)
+@click.option("--only", multiple=True, help="notebook stem(s) to run, e.g. 02_true_auc")
+@click.option("--checkpoint", default=None, help="checkpoint (hub id or directory) passed to the notebooks")
+@click.option("--device", default=None, help="cpu, cuda, ...")
+@click.option("--output-dir", type=click.Path(path_type=Path), default=GENERATED_DIR, show_default=True)
+def run_cmd(mode, only, checkpoint, device, output_dir):
+    """Execute notebooks into book/generated/ with the mode's parameters."""
+    run_notebooks(mode, list(only) or None, {"checkpoint": checkpoint, "device": device}, output_dir,
+                  log=click.echo)
+
+
+@book.command("build")
+@click.option("--no-strict", is_flag=True, help="do not treat warnings as errors")
+def build_cmd(no_strict):
+    """Build the HTML from book/ (execution off)."""
+    click.echo(build_html(strict=not no_strict) / "index.html")

