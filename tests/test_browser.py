@@ -12,10 +12,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "book" / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Debian's /usr/bin/chromium is a shell wrapper; call the binary behind it when it is there
+_REAL = Path("/usr/lib/chromium/chromium")
+CHROMIUM = str(_REAL) if _REAL.is_file() else (shutil.which("chromium") or shutil.which("chromium-browser"))
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+         "--hide-scrollbars",
+         # let the page settle (and follow index.html's redirect to the root chapter) before capturing
+         "--virtual-time-budget=5000"]
 
 pytestmark = pytest.mark.browser
 

@@ -45,10 +45,13 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
 
 
 def _hide_injected(path: Path) -> None:
-    """Tag papermill's injected-parameters cell so Jupyter Book removes it, like the parameters cell."""
+    """Tag the parameters cells (and the leading ``%matplotlib inline``) so Jupyter Book removes them."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0] if nb.cells else None
+    if first is not None and first.source.strip() == "%matplotlib inline":  # plumbing, not content
+        first.setdefault("metadata", {})["tags"] = first["metadata"].get("tags", []) + ["remove-cell"]
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if ("injected-parameters" in tags or "parameters" in tags) and "remove-cell" not in tags:
