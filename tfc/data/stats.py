@@ -1,0 +1,130 @@
+"""Dataset statistics for the data chapter: TRUE Tables 2, 6, 7, 8 and Q² Table 9, plus ``tfc data list``.
+
+Every function returns a long frame ``row, column, value`` ready for
+:func:`tfc.reference.paper_vs_ours`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import tfc.data as D
+from tfc.text.words import n_words
+
+
+def dataset_summary(names: list[str]) -> pd.DataFrame:
+    """name, group, role, status, splits, rows, % consistent (label 1) and the reason/gap."""
+    rows = []
+    for n in names:
+        s = D.info(n)
+        rec = {"name": n, "group": s.group, "role": s.role, "status": s.status, "splits": ",".join(s.splits),
+               "rows": None, "pct_consistent": None, "note": s.reason or ""}
+        if s.status in ("text", "approximate"):
+            df = D.load(n)
+            rec["rows"] = len(df)
+            lab = df["label"][df["label"] >= 0]
+            rec["pct_consistent"] = round(100 * lab.mean(), 2) if len(lab) else None
+        elif s.status == "label-only":
+            lab = D.labels(n)["label"]
+            rec["rows"], rec["pct_consistent"] = len(lab), round(100 * lab.mean(), 2)
+        rows.append(rec)
+    out = pd.DataFrame(rows)
+    out["rows"] = out["rows"].astype("Int64")
+    return out
+
+
+def true_t2(names: list[str] | None = None) -> pd.DataFrame:
+    """Counts and % consistent of the TRUE sets (label-only sets from their label vectors)."""
+    out = []
+    for n in names or D.TRUE_ALL:
+        lab = D.load(n)["label"] if D.status(n) == "text" else D.labels(n)["label"]
+        out += [{"row": n, "column": "n_examples", "value": len(lab)},
+                {"row": n, "column": "pct_consistent", "value": 100 * float(lab.mean())}]
+    return pd.DataFrame(out)
+
+
+def length_stats(texts, method: str = "whitespace") -> dict:
+    lengths = np.array([n_words(t, method) for t in texts])
+    if lengths.size == 0:
+        raise ValueError("length_stats of an empty collection")
+    return {"min_len": int(lengths.min()), "max_len": int(lengths.max()),
+            "median_len": float(np.median(lengths)), "avg_len": float(lengths.mean())}
+
+
+def true_lengths(field: str, names: list[str] | None = None, method: str = "whitespace",
+                 sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """TRUE Table 6 (``field='grounding'``) or Table 7 (``field='generated'``) in long form."""
+    if field not in ("grounding", "generated"):
+        raise ValueError("field must be 'grounding' or 'generated'")
+    out = []
+    for n in names or D.TRUE_TEXT:
+        df = D.load(n, sample=sample, seed=seed)
+        for k, v in length_stats(df[field], method).items():
+            out.append({"row": n, "column": k, "value": v})
+    return pd.DataFrame(out)
+
+
+def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray]:
+    """ROUGE-L F and token F1 of each generated text against its grounding (grounding = reference).
+
+    Uses the project's lexical scorers (``tfc.scorers.get('rougeL'/'f1')``) when they are available,
+    otherwise Google's ``rouge_score`` and a SQuAD-style token F1 directly.
+    """
+    try:
+        from tfc.scorers import get
+
+        r = get("rougeL").score(list(groundings), list(generations), progress=False)
+        f = get("f1").score(list(groundings), list(generations), progress=False)
+        return np.asarray(r, float), np.asarray(f, float)
+    except (ImportError, AttributeError, KeyError):
+        pass
+    from rouge_score import rouge_scorer
+
+    from tfc.data._lexical_fallback import token_f1
+
+    sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    r = np.array([sc.score(g, h)["rougeL"].fmeasure for g, h in zip(groundings, generations)])
+    f = np.array([token_f1(g, h) for g, h in zip(groundings, generations)])
+    return r, f
+
+
+def true_overlap(names: list[str] | None = None, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """TRUE Table 8: mean ROUGE-L and token F1 of consistent (pos) vs inconsistent (neg) targets.
+
+    ``diff`` is pos − neg, signed (TRUE prints it unsigned).
+    """
+    out = []
+    for n in names or D.TRUE_TEXT:
+        df = D.load(n, sample=sample, seed=seed)
+        r, f = _overlap_scores(df["grounding"], df["generated"])
+        pos = (df["label"] == 1).to_numpy()
+        for metric, v in (("rouge_l", r), ("f1", f)):
+            p, q = float(v[pos].mean()), float(v[~pos].mean())
+            out += [{"row": n, "column": f"pos_{metric}", "value": p},
+                    {"row": n, "column": f"neg_{metric}", "value": q},
+                    {"row": n, "column": f"diff_{metric}", "value": p - q}]
+    return pd.DataFrame(out)
+
+
+def q2_response_lengths(method: str = "whitespace", systems=("dodeca",)) -> pd.DataFrame:
+    """Q² Table 9: average characters and tokens of consistent / inconsistent responses.
+
+    Computed on the Q² paper's annotated files of ``systems`` (the text reads the table as dodeca
+    outputs); the "random" row has no data offline.
+    """
+    df = D.load("q2_paper")
+    df = df[df["split"].str.split("_").str[0].isin(systems)]
+    out = []
+    for lab, row in ((0, "inconsistent"), (1, "consistent")):
+        g = df.loc[df["label"] == lab, "generated"]
+        out += [{"row": row, "column": "avg_chars", "value": float(g.str.len().mean())},
+                {"row": row, "column": "avg_tokens", "value": float(np.mean([n_words(t, method) for t in g]))}]
+    return pd.DataFrame(out)
+
+
+def wide(joined: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """paper/ours/delta per (row, column) joined frame -> one row per dataset, ``<col> paper|ours|delta``."""
+    t = joined.pivot(index="row", columns="column", values=["paper", "ours", "delta"])
+    t.columns = [f"{c} {stat}" for stat, c in t.columns]
+    order = [f"{c} {s}" for c in columns for s in ("paper", "ours", "delta")]
+    return t[[c for c in order if c in t.columns]]
