@@ -1,0 +1,32 @@
+"""Meta-evaluation: ROC AUC, thresholds, accuracy, correlations, bootstrap, ensembles, bins.
+
+Public contract (see ``DESIGN.md``)::
+
+    tfc.meta.roc_auc(labels, scores) -> float              # 0..1, labels 1 = consistent
+    tfc.meta.tune_threshold(labels, scores) -> float       # max sqrt(TPR * (1 - FPR)); consistent iff score >= t
+    tfc.meta.bootstrap_auc_diff(labels, a, b, n=1000, seed=0) -> BootstrapResult(.diff .ci .p_value ...)
+
+Modules: :mod:`~tfc.meta.binary` (AUC, ROC, thresholds, accuracy, precision/recall),
+:mod:`~tfc.meta.correlation`, :mod:`~tfc.meta.significance`, :mod:`~tfc.meta.ensemble`,
+:mod:`~tfc.meta.bins`, :mod:`~tfc.meta.tables` (loops over datasets for the chapters). The
+paper-vs-ours join is :func:`tfc.reference.paper_vs_ours`, re-exported here. Only numpy and pandas
+are imported eagerly; sklearn, scipy and statsmodels load inside the functions that use them.
+"""
+from __future__ import annotations
+
+from tfc.meta.binary import (ThresholdResult, accuracy, balanced_accuracy, precision_recall, predict,
+                             roc_auc, roc_curve, tune_threshold, tuned_accuracy)
+from tfc.meta.bins import binned_auc, count_words, novel_unigram_pct
+from tfc.meta.correlation import correlation, correlations, summary_level, system_level
+from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, normalise
+from tfc.meta.significance import (DEFAULT_N, BootstrapResult, bootstrap_auc_diff, bootstrap_aucs,
+                                   correct_pvalues, interval_comparison)
+from tfc.reference import paper_vs_ours
+
+__all__ = [
+    "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",
+    "tuned_accuracy", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
+    "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "interval_comparison", "correct_pvalues",
+    "DEFAULT_N", "normalise", "ensemble_scores", "ensemble_frame", "disagreement", "binned_auc",
+    "count_words", "novel_unigram_pct", "paper_vs_ours",
+]

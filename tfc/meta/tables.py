@@ -1,0 +1,214 @@
+"""Tables for the chapters: loops over datasets and metrics live here, not in notebooks.
+
+Score frames are ``DataFrame(id, score[, label])`` whose ids start with the dataset name
+(``frank/dev/000123``), one frame per metric spanning any number of datasets. Gold labels come from
+the frame's ``label`` column when present, else from :func:`tfc.imported.labels` (the TRUE label
+vectors). Every result is long form (``row`` = dataset or average, ``column`` = metric, ``value``),
+ready for :func:`tfc.reference.paper_vs_ours`.
+
+Averages use the papers' exact definitions (:data:`AVERAGES`); an average is emitted only when
+every member dataset has a value (a partial mean would not be comparable with the paper).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tfc.meta.binary import roc_auc, roc_curve, tuned_accuracy
+from tfc.meta.significance import DEFAULT_N, correct_pvalues, interval_comparison
+
+TRUE9 = ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws")
+TRUE11 = TRUE9 + ("fever", "vitaminc")
+AVERAGES = {
+    "avg_wo_vitc_fever": TRUE9,                                   # TRUE T3/T9/T11, WeCheck "Ave"
+    "avg_all11": TRUE11,                                          # AlignScore T3 "AVG"
+    "avg_zs_wo_paws_vitc_fever": tuple(d for d in TRUE9 if d != "paws"),  # AlignScore T3 "AVG-ZS"
+}
+
+
+def dataset_of(ids: pd.Series) -> pd.Series:
+    return ids.astype(str).str.split("/").str[0]
+
+
+def imported_frames(names, datasets=TRUE11, sample: int | None = None, seed: int = 0) -> dict:
+    """``{name: DataFrame(id, score, label)}`` for imported scores (``imported:<source>/<metric>``).
+
+    ``sample`` keeps a stratified sample of that many examples per dataset (the same ids for every
+    metric; at least one of each class), for smoke runs.
+    """
+    from tfc import imported
+
+    out = {}
+    for name in names:
+        src, met = imported.parse_name(name)
+        parts = [imported.load(src, met, d) for d in datasets]
+        df = pd.concat(parts, ignore_index=True)
+        df.attrs["signature"] = f"imported:{src}/{met}"
+        out[f"imported:{src}/{met}"] = df
+    if sample is not None:
+        keep = sample_ids(next(iter(out.values())), sample, seed)
+        out = {k: v[v["id"].isin(keep)].reset_index(drop=True) for k, v in out.items()}
+    return out
+
+
+def sample_ids(frame: pd.DataFrame, n: int, seed: int = 0) -> set:
+    """Ids of a label-stratified sample of ``n`` rows per dataset (>= 1 per class when possible)."""
+    keep = []
+    rng = np.random.default_rng(seed)
+    for _, g in frame.groupby(dataset_of(frame["id"]), sort=False):
+        if len(g) <= n:
+            keep.extend(g["id"])
+            continue
+        pos = g.loc[g["label"] == 1, "id"].to_numpy()
+        neg = g.loc[g["label"] == 0, "id"].to_numpy()
+        k_pos = int(round(n * pos.size / len(g)))
+        k_pos = min(max(k_pos, 1 if pos.size else 0), pos.size, n - (1 if neg.size else 0))
+        keep.extend(rng.choice(pos, k_pos, replace=False))
+        keep.extend(rng.choice(neg, min(n - k_pos, neg.size), replace=False))
+    return set(keep)
+
+
+def _with_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    if "label" in frame:
+        return frame[["id", "score", "label"]]
+    from tfc import imported
+
+    ds = dataset_of(frame["id"]).unique()
+    gold = pd.concat([imported.labels(d) for d in ds], ignore_index=True)
+    return frame[["id", "score"]].merge(gold, on="id", how="left", validate="one_to_one")
+
+
+def per_dataset(frames: dict, datasets=None):
+    """Yield ``(metric, dataset, labels, scores, n_nan)``; NaN scores are dropped *and counted*."""
+    for metric, f in frames.items():
+        df = _with_labels(f)
+        if df["label"].isna().any():
+            raise ValueError(f"{metric}: {int(df['label'].isna().sum())} ids have no gold label")
+        ds = dataset_of(df["id"])
+        for d in (datasets or list(dict.fromkeys(ds))):
+            g = df[ds == d]
+            if g.empty:
+                continue
+            nan = g["score"].isna()
+            g = g[~nan]
+            yield metric, d, g["label"].to_numpy(int), g["score"].to_numpy(float), int(nan.sum())
+
+
+def _add_averages(long: pd.DataFrame, averages) -> pd.DataFrame:
+    rows = []
+    for col, g in long.groupby("column", sort=False):
+        vals = dict(zip(g["row"], g["value"]))
+        sig = g["signature"].iloc[0] if "signature" in g else None
+        for avg in averages:
+            members = AVERAGES[avg]
+            if all(m in vals and np.isfinite(vals[m]) for m in members):
+                rows.append({"row": avg, "column": col, "value": float(np.mean([vals[m] for m in members])),
+                             "n": int(g.loc[g["row"].isin(members), "n"].sum()), "signature": sig})
+    return pd.concat([long, pd.DataFrame(rows)], ignore_index=True) if rows else long
+
+
+def auc_table(frames: dict, datasets=None, averages=tuple(AVERAGES), signatures: dict | None = None) -> pd.DataFrame:
+    """ROC AUC x100 of every metric on every dataset, plus the papers' averages.
+
+    Returns ``row, column, value, n, n_nan_dropped, signature`` (``column`` = the key in ``frames``).
+    """
+    rows = []
+    for metric, d, y, s, n_nan in per_dataset(frames, datasets):
+        sig = (signatures or {}).get(metric) or frames[metric].attrs.get("signature", metric)
+        rows.append({"row": d, "column": metric, "value": 100 * roc_auc(y, s), "n": int(y.size),
+                     "n_nan_dropped": n_nan, "signature": sig})
+    return _add_averages(pd.DataFrame(rows), averages)
+
+
+def accuracy_table(dev_frames: dict, test_frames: dict | None = None, datasets=None,
+                   averages=("avg_wo_vitc_fever",)) -> pd.DataFrame:
+    """Accuracy x100 at the geometric-mean threshold (TRUE T11 when ``test_frames`` is None: tuned and
+    evaluated on dev; T12 otherwise: tuned on dev, applied to test, datasets present in both).
+
+    Returns ``row, column, value`` (accuracy) plus ``balanced_accuracy, threshold, n, signature``.
+    """
+    rows = []
+    dev = {(m, d): (y, s) for m, d, y, s, _ in per_dataset(dev_frames, datasets)}
+    test = None if test_frames is None else {(m, d): (y, s) for m, d, y, s, _ in per_dataset(test_frames, datasets)}
+    for (m, d), (y, s) in dev.items():
+        if test is None:
+            r = tuned_accuracy(y, s)
+        elif (m, d) in test:
+            r = tuned_accuracy(y, s, *test[(m, d)])
+        else:
+            continue
+        rows.append({"row": d, "column": m, "value": 100 * r.accuracy,
+                     "balanced_accuracy": 100 * r.balanced_accuracy, "threshold": r.threshold,
+                     "n": r.n_eval, "signature": dev_frames[m].attrs.get("signature", m)})
+    return _add_averages(pd.DataFrame(rows), averages)
+
+
+def significance_table(frames: dict, datasets=None, n: int = DEFAULT_N, seed: int = 0,
+                       method: str = "overlap", correction: str = "holm") -> pd.DataFrame:
+    """TRUE's significance marks: per dataset, best vs second-best metric by paired bootstrap.
+
+    All metrics must cover the same ids on a dataset (rows are aligned by id). Adds the
+    multiple-comparison correction (statsmodels ``multipletests``, ``correction``) across datasets.
+    """
+    rows = []
+    merged = None
+    for m, f in frames.items():
+        g = _with_labels(f).rename(columns={"score": m})
+        merged = g if merged is None else merged.merge(g, on=["id", "label"], how="outer")
+    ds = dataset_of(merged["id"])
+    for d in (datasets or list(dict.fromkeys(ds))):
+        g = merged[ds == d]
+        if g.empty:
+            continue
+        if g[list(frames)].isna().any().any():
+            raise ValueError(f"{d}: metrics cover different ids or have NaN scores; align them first")
+        res = interval_comparison(g["label"].to_numpy(int), {m: g[m].to_numpy(float) for m in frames},
+                                  n=n, seed=seed, method=method)
+        rows.append({"row": d, **{k: v for k, v in res.items() if not k.startswith("ci_")},
+                     "ci_diff_0.05": res["ci_diff_0.05"], "ci_diff_0.01": res["ci_diff_0.01"],
+                     "n_examples": int(len(g))})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        corr = correct_pvalues(out["p_value"].to_numpy(), method=correction)
+        out["p_adjusted"] = corr["p_adjusted"].to_numpy()
+        out["reject_adjusted"] = corr["reject"].to_numpy()
+    return out
+
+
+def roc_curves(frames: dict, datasets=None) -> pd.DataFrame:
+    """ROC curves (consistent = positive) of every metric on every dataset, long form for seaborn."""
+    parts = []
+    for m, d, y, s, _ in per_dataset(frames, datasets):
+        c = roc_curve(y, s)
+        c["metric"], c["dataset"] = m, d
+        parts.append(c)
+    return pd.concat(parts, ignore_index=True)
+
+
+def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=None) -> pd.DataFrame:
+    """TRUE's ensemble analysis pooled over datasets; thresholds tuned per dataset (on dev itself).
+
+    Returns ``n_members_right, n, pct`` over the examples where the ensemble is right and at least
+    one member is wrong.
+    """
+    from tfc.meta.binary import tune_threshold
+    from tfc.meta.ensemble import disagreement
+
+    members = list(members)
+    merged = _with_labels(ensemble).rename(columns={"score": "_ensemble"})
+    for m in members:
+        merged = merged.merge(frames[m][["id", "score"]].rename(columns={"score": m}), on="id", how="left")
+    if merged[members].isna().any().any():
+        raise ValueError("disagreement_table: members lack scores for some ensemble ids")
+    ds = dataset_of(merged["id"])
+    total = None
+    for d in (datasets or list(dict.fromkeys(ds))):
+        g = merged[ds == d]
+        y = g["label"].to_numpy(int)
+        sc = {m: g[m].to_numpy(float) for m in members}
+        th = {m: tune_threshold(y, v) for m, v in sc.items()}
+        e = g["_ensemble"].to_numpy(float)
+        t = disagreement(y, sc, th, e, tune_threshold(y, e))
+        total = t if total is None else total.assign(n=total["n"] + t["n"])
+    total["pct"] = 100 * total["n"] / total["n"].sum() if total["n"].sum() else np.nan
+    return total
