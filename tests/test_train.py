@@ -1,0 +1,278 @@
+"""Training code of the in-house checkpoints, on a tiny random BERT and a few dozen hand-made rows."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from tfc.train import core  # noqa: E402
+from tfc.train.alignscore import (  # noqa: E402
+    aggregate_max_mean, aggregate_soft_lcs, build_units, chunk_sentences, load_alignscore_model)
+
+WORDS = ("the a cat dog sat on mat is not was never big small red blue man woman he she runs ran "
+         "in park house paris london 1990 2001 three five and of to yes no tall short").split()
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory):
+    """A random 2-layer BERT (hidden 32) with a word-level vocab, saved as an HF directory."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny_bert")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ","] + WORDS
+    (d / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab=str(d / "vocab.txt"), do_lower_case=True)  # transformers 5: `vocab`
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64)
+    torch.manual_seed(0)
+    BertModel(cfg).save_pretrained(d)
+    tok.save_pretrained(d)
+    return str(d)
+
+
+def toy_frame(n_per_task=16, tasks=("3way", "bin", "reg")):
+    """Learnable toy rows: the hypothesis repeats the premise (aligned) or negates it."""
+    rng = np.random.default_rng(0)
+    subj = ["the cat", "the dog", "a man", "a woman"]
+    pred = ["sat on the mat", "runs in the park", "is big", "is small", "ran in paris"]
+    rows = []
+    for task in tasks:
+        for i in range(n_per_task):
+            s = f"{subj[rng.integers(4)]} {pred[rng.integers(5)]} ."
+            if task == "3way":
+                lab = i % 3
+                hyp = {0: s, 1: "the red house is tall .", 2: s.replace(" is ", " is not ").replace(" ran ", " never ran ").replace(" sat ", " never sat ").replace(" runs ", " never runs ")}[lab]
+            elif task == "bin":
+                lab = i % 2
+                hyp = s if lab == 1 else "the blue house is short ."
+            else:
+                lab = float(i % 5) / 4
+                hyp = s if lab >= 0.5 else "yes no three five ."
+            rows.append({"text_a": s, "text_b": hyp, "task": task, "label": lab, "source": f"toy_{task}"})
+    return pd.DataFrame(rows)
+
+
+def cfg_for(base, **kw):
+    args = dict(name="tiny", base=base, max_length=32, batch_size=8, lr=1e-2, warmup_ratio=0.0,
+                max_steps=30, seed=7, log_every=5, num_threads=1)
+    args.update(kw)
+    return core.TrainConfig(**args)
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_base, tmp_path_factory):
+    out = tmp_path_factory.mktemp("ckpt") / "tiny"
+    res = core.train(toy_frame(), cfg_for(tiny_base), out_dir=out, progress=False, keep_model=True,
+                     mix_report={"removed_as_leakage": {"toy": 2}})
+    return res
+
+
+# --- training ---------------------------------------------------------------------------------------
+
+def test_loss_goes_down(trained, tiny_base):
+    """Loss over the whole frame (eval mode): fresh model with the same seed vs the trained one."""
+    cfg = cfg_for(tiny_base)
+    torch.manual_seed(cfg.seed)
+    fresh, tok = core.build_model(tiny_base)
+    df = toy_frame()
+    before = core.frame_loss(fresh, tok, df, cfg.max_length)
+    after = core.frame_loss(trained.model, trained.tokenizer, df, cfg.max_length)
+    assert trained.steps == 30 and len(trained.losses) == 30
+    assert after < 0.6 * before, (before, after)
+
+
+def test_checkpoint_files_and_summary(trained):
+    d = trained.out_dir
+    for f in ("config.json", "model.safetensors", "tokenizer.json", core.HEADS_FILE, core.HEADS_META,
+              "README.md", "training_summary.json", "train_log.jsonl"):
+        assert (d / f).is_file(), f
+    cfg = json.loads((d / "config.json").read_text())
+    assert cfg["id2label"] == {"0": "entailment", "1": "neutral", "2": "contradiction"}
+    s = json.loads((d / "training_summary.json").read_text())
+    assert s["steps"] == 30 and s["config"]["seed"] == 7 and s["mix"]["rows"] == 48
+    assert {(r["source"], r["task"], r["rows"]) for r in s["mix"]["by_source"]} == {
+        ("toy_3way", "3way", 16), ("toy_bin", "bin", 16), ("toy_reg", "reg", 16)}
+    assert s["mix_report"] == {"removed_as_leakage": {"toy": 2}}
+    card = (d / "README.md").read_text()
+    assert "toy_bin" in card and "seed: 7" in card and "removed_as_leakage" in card
+    core.record_eval_results(d, {"true_mean_auc": 0.5})
+    assert "true_mean_auc" in (d / "README.md").read_text()
+
+
+def test_roundtrip_through_hf_and_multihead_loader(trained):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    d = trained.out_dir
+    a, b = ["the cat sat on the mat .", "a man is big ."], ["the cat sat .", "a man is not big ."]
+    hf = AutoModelForSequenceClassification.from_pretrained(d).eval()
+    tok = AutoTokenizer.from_pretrained(d)
+    enc = tok(a, b, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        hf_logits = hf(**enc).logits
+        mem = trained.model.eval()(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                                   token_type_ids=enc["token_type_ids"])
+    m = load_alignscore_model(d, "cpu")
+    assert m.heads == ("3way", "bin", "reg")
+    p = m.predict(a, b)
+    torch.testing.assert_close(hf_logits, mem["3way"])
+    np.testing.assert_allclose(p["3way"], torch.softmax(hf_logits, -1).numpy(), atol=1e-6)
+    np.testing.assert_allclose(p["bin"], torch.softmax(mem["bin"], -1).numpy(), atol=1e-6)
+    np.testing.assert_allclose(p["reg"], mem["reg"].numpy(), atol=1e-6)
+
+
+def test_head_shapes(trained):
+    m = load_alignscore_model(trained.out_dir, "cpu")
+    p = m.predict(["the cat ."] * 5, ["the dog ."] * 5, batch_size=2)
+    assert p["3way"].shape == (5, 3) and p["bin"].shape == (5, 2) and p["reg"].shape == (5,)
+    np.testing.assert_allclose(p["3way"].sum(1), 1, atol=1e-6)
+    assert ((p["reg"] >= 0) & (p["reg"] <= 1)).all()
+    e = m.predict([], [])
+    assert e["3way"].shape == (0, 3) and e["reg"].shape == (0,)
+
+
+def test_batch_order_does_not_change_scores(trained):
+    m = load_alignscore_model(trained.out_dir, "cpu")
+    a = ["the cat sat on the mat .", "a man .", "the dog runs in the park and the cat is big ."]
+    b = ["the cat sat .", "a woman is small .", "the dog runs ."]
+    full = m.pair_scores(a, b, batch_size=3)
+    one = np.array([m.pair_scores([x], [y])[0] for x, y in zip(a, b)])
+    np.testing.assert_allclose(full, one, atol=1e-5)
+
+
+def test_deterministic_same_seed(tiny_base):
+    df = toy_frame(8)
+    r1 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
+    r2 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
+    r3 = core.train(df, cfg_for(tiny_base, max_steps=6, seed=8), out_dir=False, progress=False, keep_model=True)
+    s1, s2, s3 = (r.model.state_dict() for r in (r1, r2, r3))
+    assert r1.losses == r2.losses
+    assert all(torch.equal(s1[k], s2[k]) for k in s1)
+    assert not all(torch.equal(s1[k], s3[k]) for k in s1)
+
+
+def test_nli_only_model_has_no_side_heads(tiny_base, tmp_path):
+    from transformers import AutoModelForSequenceClassification
+
+    df = toy_frame(12, tasks=("3way",))
+    res = core.train(df, cfg_for(tiny_base, tasks=("3way",), max_steps=3), out_dir=tmp_path / "nli",
+                     progress=False)
+    assert not (res.out_dir / core.HEADS_FILE).exists()
+    assert AutoModelForSequenceClassification.from_pretrained(res.out_dir).config.num_labels == 3
+    m = load_alignscore_model(res.out_dir)
+    assert m.heads == ("3way",)
+    with pytest.raises(ValueError, match="no 'bin' head"):
+        m.score(["the cat ."], ["the cat ."], head="bin")
+    with pytest.raises(ValueError, match="does not train"):
+        core.train(toy_frame(8), cfg_for(tiny_base, tasks=("3way",)), out_dir=False, progress=False)
+
+
+def test_max_minutes_stops_and_saves(tiny_base, tmp_path):
+    res = core.train(toy_frame(8), cfg_for(tiny_base, max_steps=10_000, max_minutes=0.002),
+                     out_dir=tmp_path / "t", progress=False)
+    assert res.stopped_by == "max_minutes" and 0 < res.steps < 10_000
+    assert (res.out_dir / "model.safetensors").is_file()
+
+
+def test_dev_eval_split(tiny_base):
+    res = core.train(toy_frame(20), cfg_for(tiny_base, max_steps=2, eval_rows=4), out_dir=False,
+                     progress=False)
+    s = res.summary
+    assert s["mix"]["dev_rows"] == 12 and s["mix"]["train_rows"] == 48
+    assert set(s["dev_eval"]) == {"3way", "bin", "reg"} and s["dev_eval"]["bin"]["rows"] == 4
+
+
+# --- input validation ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mutate, msg", [
+    (lambda d: d.drop(columns="task"), "lacks columns"),
+    (lambda d: d.assign(task="nli"), "unknown task"),
+    (lambda d: d.assign(text_b=[""] + list(d.text_b[1:])), "empty or non-string text_b"),
+    (lambda d: d.assign(label=[3] + list(d.label[1:])), "task 3way: labels must be in"),
+    (lambda d: d.assign(label=np.where(d.task == "reg", 4.0, d.label)), "scale them first"),
+    (lambda d: d.iloc[:0], "empty"),
+])
+def test_bad_frames_raise(mutate, msg):
+    with pytest.raises(ValueError, match=msg):
+        core.validate_frame(mutate(toy_frame(4)))
+
+
+def test_bad_config_raises():
+    with pytest.raises(ValueError, match="tasks"):
+        core.TrainConfig(tasks=("nli",)).validate()
+    with pytest.raises(ValueError, match="device"):
+        core.TrainConfig(device="tpu").validate()
+
+
+# --- inference aggregation -------------------------------------------------------------------------
+
+def test_max_over_chunks_mean_over_sentences():
+    # rows = context chunks, columns = claim sentences
+    m = [[0.1, 0.9, 0.2],
+         [0.7, 0.3, 0.4]]
+    # max per column: 0.7, 0.9, 0.4 -> mean 2.0 / 3
+    assert aggregate_max_mean(m) == pytest.approx(2.0 / 3)
+    assert aggregate_max_mean([[0.25]]) == 0.25
+    with pytest.raises(ValueError):
+        aggregate_max_mean(np.zeros((0, 2)))
+
+
+def test_soft_lcs():
+    # in-order perfect alignment of 2 claim sentences to context sentences 0 and 2 -> 1.0
+    m = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]
+    assert aggregate_soft_lcs(m) == pytest.approx(1.0)
+    # reversed order: LCS can use only one of the two matches -> 0.5 (max-mean would give 1.0)
+    r = [[0.0, 1.0], [1.0, 0.0]]
+    assert aggregate_soft_lcs(r) == pytest.approx(0.5)
+    assert aggregate_max_mean(r) == pytest.approx(1.0)
+    # soft scores: best monotone path 0.6 (0,0) + 0.8 (1,1) = 1.4 over 2 sentences
+    assert aggregate_soft_lcs([[0.6, 0.9], [0.1, 0.8]]) == pytest.approx(0.7)
+
+
+def test_chunking_at_sentence_boundaries():
+    s = ["one two three .", "four five .", "six seven eight nine .", "ten ."]
+    # word counts 4, 3, 5, 2: a budget of 7 packs (4 + 3) and (5 + 2)
+    assert chunk_sentences(s, 7) == ["one two three . four five .", "six seven eight nine . ten ."]
+    assert chunk_sentences(s, 3) == ["one two three .", "four five .", "six seven eight nine .", "ten ."]
+    assert chunk_sentences(s, 100) == [" ".join(s)]
+    with pytest.raises(ValueError):
+        chunk_sentences(s, 0)
+
+
+def test_build_units_modes():
+    ctx = ["The cat sat. The dog ran. A man ran."]
+    claim = ["The cat sat. The dog ran."]
+    c, s = build_units(ctx, claim, "chunk", chunk_words=6, splitter="rule")  # 3 + 3 words fit
+    assert c == [["The cat sat. The dog ran.", "A man ran."]] and s == [["The cat sat.", "The dog ran."]]
+    c, s = build_units(ctx, claim, "smart-n", splitter="rule")
+    assert c == [["The cat sat.", "The dog ran.", "A man ran."]]
+    c, s = build_units(ctx, claim, "document")
+    assert c == [ctx] and s == [claim]
+    with pytest.raises(ValueError, match="empty"):
+        build_units(["x"], [" "])
+    with pytest.raises(ValueError, match="unknown split"):
+        build_units(["x"], ["y"], "paragraph")
+
+
+def test_score_aggregates_pair_scores(trained):
+    """End to end: score() equals the hand aggregation of pair_scores over the unit matrix."""
+    m = load_alignscore_model(trained.out_dir, "cpu")
+    ctx = ["The cat sat on the mat. The dog runs in the park. A man is big.", "A woman is small."]
+    claim = ["The cat sat. A man is not big.", "A woman is small."]
+    for split in ("chunk", "smart-n", "smart-l", "document"):
+        for head in ("3way", "bin", "reg"):
+            got, mats = m.score(ctx, claim, head=head, split=split, chunk_words=8, splitter="rule",
+                                return_matrices=True)
+            cu, su = build_units(ctx, claim, split, 8, "rule")
+            for i in range(2):
+                pairs = [(c, s) for c in cu[i] for s in su[i]]
+                flat = m.pair_scores([p[0] for p in pairs], [p[1] for p in pairs], head=head)
+                mat = flat.reshape(len(cu[i]), len(su[i]))
+                np.testing.assert_allclose(mats[i], mat, atol=1e-5)
+                agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
+                assert got[i] == pytest.approx(agg(mat), abs=1e-5)
+    assert m.score(ctx, claim).shape == (2,)

@@ -1,0 +1,275 @@
+"""AlignScore: training (``tfc/alignscore-minilm``) and inference as published, with the paper's ablations.
+
+Inference as published (AlignScore, "nli_sp" mode):
+
+1. split the claim into sentences;
+2. split the context into chunks of about ``chunk_words`` (350) words at sentence boundaries;
+3. score every (chunk, claim sentence) pair with the 3-way head's "aligned" (= entailment) probability;
+4. for each claim sentence take the max over chunks, then average over the claim's sentences.
+
+The chunk budget is counted in whitespace words, as the published implementation does (it calls the
+text's ``split()``); 350 words fit the 512-token window of the encoder together with a claim sentence
+in most cases, and whatever does not is truncated from the longer side by the tokenizer.
+
+Ablations (AlignScore Figures 3 and 4) are options of :meth:`AlignScoreModel.score`:
+
+* ``head``: ``"3way"`` (P(entailment)), ``"bin"`` (P(aligned)) or ``"reg"`` (the regression output);
+* ``split``: ``"chunk"`` (published), ``"document"`` (no splitting: one pair, truncated to ``max_length``),
+  ``"smart-n"`` (context *sentences* x claim sentences, max over context then mean over claim: the
+  SMART-N-style sentence matching) and ``"smart-l"`` (the same sentence matrix aggregated by a soft
+  longest-common-subsequence, SMART-L-style, normalised by the number of claim sentences).
+
+All (context unit x claim sentence) pairs of all examples are scored in large batches at once (sorted by
+length to limit padding), then scattered back per example. Pairs are padded with attention masks, so a
+pair's score does not depend on the batch it lands in beyond floating-point noise (~1e-6).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tfc.train.core import TASKS, TrainConfig, TrainResult, load_multihead, train
+
+HEADS = ("3way", "bin", "reg")
+SPLITS = ("chunk", "document", "smart-n", "smart-l")
+DEFAULT_NAME = "alignscore-minilm"
+
+
+# --------------------------------------------------------------------------------------------------
+# training
+
+def default_config(**overrides) -> TrainConfig:
+    """The AlignScore training configuration (three heads, task-mixed sampling)."""
+    base = dict(name=DEFAULT_NAME, tasks=TASKS, max_length=256, batch_size=16, lr=5e-5,
+                loss_weights={"3way": 1.0, "bin": 1.0, "reg": 1.0}, eval_rows=500)
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return TrainConfig(**base)
+
+
+def train_alignscore(df: pd.DataFrame | None = None, cfg: TrainConfig | None = None, out_dir=None,
+                     mix_report: dict | None = None, **mix_kwargs) -> TrainResult:
+    """Train the three-head alignment model. ``df=None`` builds the full mix (:func:`tfc.train.mix.build_mix`)."""
+    cfg = cfg or default_config()
+    if df is None:
+        from tfc.train.mix import build_mix
+
+        df, mix_report = build_mix(kind="alignscore", seed=cfg.seed, **mix_kwargs)
+    return train(df, cfg, out_dir=out_dir, mix_report=mix_report)
+
+
+# --------------------------------------------------------------------------------------------------
+# aggregation (pure numpy; unit-tested on hand-made matrices)
+
+def aggregate_max_mean(matrix) -> float:
+    """``matrix[context_unit, claim_sentence]`` -> mean over claim sentences of the max over context units."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"score matrix must be 2-D and non-empty; got shape {m.shape}")
+    return float(m.max(axis=0).mean())
+
+
+def aggregate_soft_lcs(matrix) -> float:
+    """Soft longest common subsequence of the ordered context units and claim sentences, / #claim sentences.
+
+    ``L[i, j] = max(L[i-1, j], L[i, j-1], L[i-1, j-1] + m[i, j])`` -- the LCS recursion with the 0/1 match
+    replaced by the pair score, as SMART-L does. Hand-written: no library offers this recursion.
+    """
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"score matrix must be 2-D and non-empty; got shape {m.shape}")
+    n, k = m.shape
+    L = np.zeros((n + 1, k + 1))
+    for i in range(1, n + 1):
+        for j in range(1, k + 1):
+            L[i, j] = max(L[i - 1, j], L[i, j - 1], L[i - 1, j - 1] + m[i - 1, j - 1])
+    return float(L[n, k] / k)
+
+
+# --------------------------------------------------------------------------------------------------
+# splitting
+
+def chunk_sentences(sentences: list[str], chunk_words: int = 350) -> list[str]:
+    """Greedily pack consecutive sentences into chunks of at most ``chunk_words`` whitespace words.
+
+    A single sentence longer than the budget becomes its own chunk (it is not cut mid-sentence).
+    """
+    if chunk_words < 1:
+        raise ValueError("chunk_words must be >= 1")
+    chunks, cur, n = [], [], 0
+    for s in sentences:
+        w = len(s.split())
+        if cur and n + w > chunk_words:
+            chunks.append(" ".join(cur))
+            cur, n = [], 0
+        cur.append(s)
+        n += w
+    if cur:
+        chunks.append(" ".join(cur))
+    return chunks
+
+
+def _split_many(texts, splitter):
+    try:
+        from tfc.text.sentences import split_many
+    except ImportError:  # pragma: no cover - the text layer is part of the package
+        return [[t] for t in texts]
+    return split_many(list(texts), splitter)
+
+
+def build_units(contexts, claims, split: str = "chunk", chunk_words: int = 350, splitter: str = "auto"):
+    """Context units and claim units per example, for the chosen splitting mode.
+
+    A text that the splitter returns no sentence for (it is non-empty, e.g. only punctuation) counts as
+    one unit, so every example has a score. Empty/blank texts raise ``ValueError``.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {SPLITS}")
+    contexts, claims = list(contexts), list(claims)
+    if len(contexts) != len(claims):
+        raise ValueError(f"{len(contexts)} contexts but {len(claims)} claims")
+    for name, seq in (("context", contexts), ("claim", claims)):
+        for i, t in enumerate(seq):
+            if not isinstance(t, str) or not t.strip():
+                raise ValueError(f"{name} {i} is empty or not a string")
+    if split == "document":
+        return [[c] for c in contexts], [[c] for c in claims]
+    claim_units = [s or [c] for s, c in zip(_split_many(claims, splitter), claims)]
+    ctx_sents = [s or [c] for s, c in zip(_split_many(contexts, splitter), contexts)]
+    if split == "chunk":
+        ctx_units = [chunk_sentences(s, chunk_words) for s in ctx_sents]
+    else:
+        ctx_units = ctx_sents
+    return ctx_units, claim_units
+
+
+# --------------------------------------------------------------------------------------------------
+# the inference model
+
+@dataclass
+class AlignScoreModel:
+    """A loaded three-head checkpoint. Build with :func:`load_alignscore_model`."""
+
+    model: object
+    tokenizer: object
+    device: str
+    max_length: int = 512
+    path: str = ""
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return ("3way",) + tuple(self.model.heads.keys())
+
+    def _aligned_index(self) -> int:
+        return int(self.model.label_index["entailment"])
+
+    def predict(self, text_a, text_b, batch_size: int = 32) -> dict[str, np.ndarray]:
+        """All heads for each (text_a, text_b) pair in one forward pass per batch.
+
+        Returns ``{"3way": probs [N, 3] in id2label order, "bin": probs [N, 2], "reg": [N]}`` (the extra
+        keys only when the checkpoint has those heads). Pairs are sorted by length for batching and
+        returned in input order.
+        """
+        import torch
+
+        a, b = list(text_a), list(text_b)
+        if len(a) != len(b):
+            raise ValueError(f"{len(a)} text_a but {len(b)} text_b")
+        n = len(a)
+        out = {h: None for h in self.heads}
+        if n == 0:
+            shapes = {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
+            return {h: np.zeros(shapes[h]) for h in out}
+        order = np.argsort([-(len(x) + len(y)) for x, y in zip(a, b)], kind="stable")
+        chunks = {h: [] for h in out}
+        with torch.no_grad():
+            for i in range(0, n, batch_size):
+                idx = order[i:i + batch_size]
+                enc = self.tokenizer([a[j] for j in idx], [b[j] for j in idx], truncation="longest_first",
+                                     max_length=self.max_length, padding=True, return_tensors="pt")
+                enc = {k: v.to(self.device) for k, v in enc.items()
+                       if k in ("input_ids", "attention_mask", "token_type_ids")}
+                res = self.model(**enc)
+                chunks["3way"].append(torch.softmax(res["3way"].float(), -1).cpu().numpy())
+                if "bin" in res:
+                    chunks["bin"].append(torch.softmax(res["bin"].float(), -1).cpu().numpy())
+                if "reg" in res:
+                    chunks["reg"].append(res["reg"].float().cpu().numpy())
+        inv = np.empty(n, dtype=int)
+        inv[order] = np.arange(n)
+        return {h: np.concatenate(v)[inv] for h, v in chunks.items() if v}
+
+    def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32) -> np.ndarray:
+        """The "aligned" score of each pair from one head."""
+        if head not in HEADS:
+            raise ValueError(f"unknown head {head!r}; use one of {HEADS}")
+        if head not in self.heads:
+            raise ValueError(f"checkpoint {self.path} has no {head!r} head (heads: {self.heads})")
+        p = self.predict(text_a, text_b, batch_size)
+        if head == "3way":
+            return p["3way"][:, self._aligned_index()]
+        if head == "bin":
+            return p["bin"][:, 1]
+        return p["reg"]
+
+    def score(self, contexts, claims, head: str = "3way", split: str = "chunk", chunk_words: int = 350,
+              splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False):
+        """AlignScore of each (context, claim); higher = more consistent, in [0, 1].
+
+        All pairs of all examples go through :meth:`pair_scores` together (not one example at a time).
+        """
+        ctx_units, claim_units = build_units(contexts, claims, split, chunk_words, splitter)
+        pa, pb, spans = [], [], []
+        for cu, su in zip(ctx_units, claim_units):
+            start = len(pa)
+            for c in cu:
+                for s in su:
+                    pa.append(c)
+                    pb.append(s)
+            spans.append((start, len(cu), len(su)))
+        flat = self.pair_scores(pa, pb, head=head, batch_size=batch_size) if pa else np.zeros(0)
+        agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
+        scores, mats = np.empty(len(spans)), []
+        for i, (start, nc, ns) in enumerate(spans):
+            mat = flat[start:start + nc * ns].reshape(nc, ns)
+            scores[i] = agg(mat)
+            if return_matrices:
+                mats.append(mat)
+        return (scores, mats) if return_matrices else scores
+
+
+def load_alignscore_model(ckpt_dir, device: str = "cpu", max_length: int = 512) -> AlignScoreModel:
+    """Load a tfc checkpoint directory (``tfc/<name>`` in-house names are resolved) for inference.
+
+    The object computes all heads the checkpoint has in one forward pass (:meth:`AlignScoreModel.predict`)
+    and AlignScore scores (:meth:`AlignScoreModel.score`). A plain NLI checkpoint (no side heads) gives
+    the 3-way head only.
+    """
+    path = resolve_checkpoint(ckpt_dir)
+    model, tok = load_multihead(path, device)
+    limit = getattr(model.model.config, "max_position_embeddings", max_length)
+    # BERT-like models reserve no positions; RoBERTa-like ones reserve padding_idx + 1 positions.
+    if getattr(model.model.config, "model_type", "") in ("roberta", "xlm-roberta", "mpnet"):
+        limit -= 2
+    return AlignScoreModel(model, tok, device, min(max_length, limit), str(path))
+
+
+def resolve_checkpoint(name) -> Path:
+    """``tfc/<name>`` -> ``artifacts_dir()/<name>``; a path is returned as is (must exist)."""
+    s = str(name)
+    try:  # the models layer owns resolution; use it when present
+        from tfc.models import resolve as _resolve  # type: ignore[attr-defined]
+
+        p = Path(_resolve(s))
+        if p.exists():
+            return p
+    except (ImportError, AttributeError, Exception):  # noqa: BLE001 - fall back to the documented rule
+        pass
+    from tfc import config
+
+    p = config.artifacts_dir() / s.split("/", 1)[1] if s.startswith("tfc/") else Path(s)
+    if not p.is_dir():
+        raise FileNotFoundError(f"checkpoint {s!r} not found at {p} (train it with `tfc train ...`)")
+    return p

