@@ -1,0 +1,161 @@
+"""The training mix: training-side sets of the data layer cast into AlignScore's three label spaces.
+
+Sources (all ``role="train"`` in :mod:`tfc.data`; never an evaluation set):
+
+===================  ===========  ==========================================================================
+source               label space  casting
+===================  ===========  ==========================================================================
+vitaminc_test        3way         ``label3`` (real and synthetic parts kept as two sources)
+anli_test            3way         ``label3``
+sick2014             3way + reg   ``label3``; relatedness 1-5 scaled to [0, 1] by ``(r - 1) / 4``
+fever_symmetric      3way         ``label3``
+fever_adversarial    3way         ``label3``
+fever_triggers       3way         ``label3``
+msrp                 bin          ``label`` (1 = paraphrase = aligned)
+begin_test           bin          ``label`` (1 = entailment, 0 = the rest)
+synthetic/*          bin          :mod:`tfc.train.synthetic`, from the groundings of the filtered mix
+===================  ===========  ==========================================================================
+
+``wecheck_paws`` is never used: it is TRUE's PAWS evaluation set (7,999 of its 8,000 pairs).
+
+Every source goes through :func:`tfc.data.training_mix` (the leakage filter against every evaluation
+text, exact and near-duplicate); the synthetic pairs, made from the already-filtered groundings, go
+through it once more. BEGIN test is thereby deduplicated against TRUE's BEGIN.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from tfc.train.core import LABEL2ID, frame_sha256, mix_table
+
+THREE_WAY = ("vitaminc_test", "anli_test", "sick2014", "fever_symmetric", "fever_adversarial", "fever_triggers")
+BINARY = ("msrp", "begin_test")
+REGRESSION = ("sick2014",)
+FORBIDDEN = {"wecheck_paws": "it is TRUE's PAWS evaluation set (7,999 of its 8,000 pairs)"}
+SPLIT_AS_SOURCE = {"vitaminc_test"}  # real / synthetic parts reported as separate sources
+RELATEDNESS_RANGE = (1.0, 5.0)
+
+
+def _source_names(df: pd.DataFrame) -> pd.Series:
+    ds = df["dataset"].astype(str)
+    if "split" in df:
+        split_src = ds + "_" + df["split"].astype(str)
+        return split_src.where(ds.isin(SPLIT_AS_SOURCE), ds)
+    return ds
+
+
+def cast_3way(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows with a ``label3`` in {entailment, neutral, contradiction} -> 3way training rows."""
+    if "label3" not in df:
+        raise ValueError(f"3-way casting needs a label3 column; {sorted(set(df.get('dataset', ['?'])))} has none")
+    lab = df["label3"].astype(str).str.lower().map(LABEL2ID)
+    if lab.isna().any():
+        bad = sorted(set(df.loc[lab.isna(), "label3"].astype(str)))[:5]
+        raise ValueError(f"{int(lab.isna().sum())} rows have a label3 outside {list(LABEL2ID)}: {bad}")
+    return pd.DataFrame({"text_a": df["grounding"].values, "text_b": df["generated"].values, "task": "3way",
+                         "label": lab.astype(int).values, "source": _source_names(df).values})
+
+
+def cast_binary(df: pd.DataFrame) -> pd.DataFrame:
+    """``label`` in {0, 1} (1 = aligned) -> bin training rows. Unlabelled rows (-1) are an error."""
+    lab = pd.to_numeric(df["label"], errors="coerce")
+    if not lab.isin([0, 1]).all():
+        bad = sorted(set(df.loc[~lab.isin([0, 1]), "label"]))[:5]
+        raise ValueError(f"binary casting needs labels in {{0, 1}}; found {bad}")
+    return pd.DataFrame({"text_a": df["grounding"].values, "text_b": df["generated"].values, "task": "bin",
+                         "label": lab.astype(int).values, "source": _source_names(df).values})
+
+
+def cast_regression(df: pd.DataFrame, column: str = "relatedness", lo: float = RELATEDNESS_RANGE[0],
+                    hi: float = RELATEDNESS_RANGE[1]) -> pd.DataFrame:
+    """A score column in [lo, hi] -> reg rows with ``label = (score - lo) / (hi - lo)`` in [0, 1]."""
+    if column not in df:
+        raise ValueError(f"regression casting needs a {column!r} column")
+    v = pd.to_numeric(df[column], errors="coerce")
+    if v.isna().any() or (v < lo).any() or (v > hi).any():
+        raise ValueError(f"{column} must be numeric within [{lo}, {hi}]; found {v.min()}..{v.max()}, "
+                         f"{int(v.isna().sum())} missing")
+    return pd.DataFrame({"text_a": df["grounding"].values, "text_b": df["generated"].values, "task": "reg",
+                         "label": ((v - lo) / (hi - lo)).values, "source": (_source_names(df) + "_relatedness").values})
+
+
+def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 10000, sample: int | None = None,
+              eval_sets: list[str] | None = None, sources: dict | None = None, training_mix=None,
+              progress: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Build the leakage-filtered training frame and its report.
+
+    ``kind``: ``"alignscore"`` (3way + bin + reg + synthetic) or ``"nli"`` (3way sources only).
+    ``synthetic``: how many groundings (seeded sample of the filtered mix's unique groundings) to make
+    synthetic pairs from (about two pairs each); 0/None for none. ``sample``: rows per source (smoke
+    runs). ``sources``: override ``{"3way": [...], "bin": [...], "reg": [...]}`` with data-layer names or
+    frames in the data layer's schema. ``training_mix``: the filter function (default
+    :func:`tfc.data.training_mix`).
+
+    The report: ``leakage`` (per source: rows in, removed exact / near, rows out), ``removed_total``,
+    ``rows`` (per source and label space, with hashes), ``synthetic`` (rows per transformation), and
+    ``sha256`` of the whole frame.
+    """
+    if kind not in ("alignscore", "nli"):
+        raise ValueError(f"kind must be 'alignscore' or 'nli'; got {kind!r}")
+    if training_mix is None:
+        from tfc.data import training_mix
+    spaces = sources or ({"3way": THREE_WAY, "bin": BINARY, "reg": REGRESSION} if kind == "alignscore"
+                         else {"3way": THREE_WAY})
+    if kind == "nli" and set(spaces) - {"3way"}:
+        raise ValueError("the NLI warm-up model trains on 3-way sources only")
+    for names in spaces.values():
+        for n in names:
+            if isinstance(n, str) and n.split(":")[0] in FORBIDDEN:
+                raise ValueError(f"{n} must not be trained on: {FORBIDDEN[n.split(':')[0]]}")
+
+    # filter each distinct source once (sick2014 feeds two label spaces)
+    distinct = []
+    for names in spaces.values():
+        for n in names:
+            if not any(n is d or (isinstance(n, str) and n == d) for d in distinct):
+                distinct.append(n)
+    filtered, leak_rows = {}, []
+    for n in distinct:
+        kept, rep = training_mix([n], eval_sets=eval_sets, sample=sample, seed=seed)
+        key = n if isinstance(n, str) else str(n["dataset"].iloc[0])
+        filtered[key] = kept
+        leak_rows += rep.to_dict("records")
+
+    parts = []
+    for space, names in spaces.items():
+        cast = {"3way": cast_3way, "bin": cast_binary, "reg": cast_regression}[space]
+        for n in names:
+            key = n if isinstance(n, str) else str(n["dataset"].iloc[0])
+            df = filtered[key]
+            if len(df):
+                parts.append(cast(df))
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["text_a", "text_b", "task", "label", "source"])
+
+    syn_report = {}
+    if kind == "alignscore" and synthetic:
+        from tfc.train.synthetic import make_pairs
+
+        texts = pd.Series(pd.unique(pd.concat([filtered[k]["grounding"] for k in filtered], ignore_index=True)))
+        if len(texts) > synthetic:
+            texts = texts.sample(n=synthetic, random_state=seed).sort_index()
+        syn = make_pairs(texts.tolist(), seed=seed)
+        as_data = pd.DataFrame({"grounding": syn["text_a"], "generated": syn["text_b"], "dataset": "synthetic",
+                                "row": range(len(syn))})
+        kept, rep = training_mix([as_data], eval_sets=eval_sets)
+        leak_rows += rep.to_dict("records")
+        syn = syn.iloc[kept["row"].to_numpy()] if len(kept) else syn.iloc[:0]
+        syn_report = {"groundings_used": int(len(texts)), "rows_by_kind": syn["kind"].value_counts().sort_index().to_dict()}
+        frame = pd.concat([frame, syn[["text_a", "text_b", "task", "label", "source"]]], ignore_index=True)
+
+    leak = pd.DataFrame(leak_rows)
+    report = {
+        "kind": kind, "seed": seed, "sample_per_source": sample,
+        "leakage": leak.to_dict("records"),
+        "removed_total": int(leak[["removed_exact", "removed_near"]].to_numpy().sum()) if len(leak) else 0,
+        "rows": mix_table(frame).to_dict("records") if len(frame) else [],
+        "rows_by_task": frame["task"].value_counts().sort_index().to_dict() if len(frame) else {},
+        "synthetic": syn_report,
+        "sha256": frame_sha256(frame) if len(frame) else None,
+    }
+    return frame, report
