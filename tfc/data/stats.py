@@ -64,18 +64,24 @@ def true_lengths(field: str, names: list[str] | None = None, method: str = "whit
     return pd.DataFrame(out)
 
 
-def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray]:
+def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray, dict]:
     """ROUGE-L F and token F1 of each generated text against its grounding (grounding = reference).
 
     Uses the project's lexical scorers (``tfc.scorers.get('rougeL'/'f1')``) when they are available,
-    otherwise Google's ``rouge_score`` and a SQuAD-style token F1 directly.
+    otherwise Google's ``rouge_score`` and a SQuAD-style token F1 directly (same rules). Returns the
+    two score arrays and the signature of each metric.
     """
-    try:
-        from tfc.scorers import get
+    import warnings
 
-        r = get("rougeL").score(list(groundings), list(generations), progress=False)
-        f = get("f1").score(list(groundings), list(generations), progress=False)
-        return np.asarray(r, float), np.asarray(f, float)
+    try:
+        with warnings.catch_warnings():  # tqdm warns about missing ipywidgets when imported in a notebook
+            warnings.simplefilter("ignore")
+            from tfc.scorers import get
+
+            rs, fs = get("rougeL"), get("f1")
+            r = rs.score(list(groundings), list(generations), progress=False)
+            f = fs.score(list(groundings), list(generations), progress=False)
+        return np.asarray(r, float), np.asarray(f, float), {"rouge_l": rs.signature, "f1": fs.signature}
     except (ImportError, AttributeError, KeyError):
         pass
     from rouge_score import rouge_scorer
@@ -85,7 +91,7 @@ def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray]:
     sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     r = np.array([sc.score(g, h)["rougeL"].fmeasure for g, h in zip(groundings, generations)])
     f = np.array([token_f1(g, h) for g, h in zip(groundings, generations)])
-    return r, f
+    return r, f, {"rouge_l": "rouge_score.rougeL.fmeasure", "f1": "squad-token-f1"}
 
 
 def true_overlap(names: list[str] | None = None, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
@@ -96,13 +102,13 @@ def true_overlap(names: list[str] | None = None, sample: int | None = None, seed
     out = []
     for n in names or D.TRUE_TEXT:
         df = D.load(n, sample=sample, seed=seed)
-        r, f = _overlap_scores(df["grounding"], df["generated"])
+        r, f, sig = _overlap_scores(df["grounding"], df["generated"])
         pos = (df["label"] == 1).to_numpy()
         for metric, v in (("rouge_l", r), ("f1", f)):
             p, q = float(v[pos].mean()), float(v[~pos].mean())
-            out += [{"row": n, "column": f"pos_{metric}", "value": p},
-                    {"row": n, "column": f"neg_{metric}", "value": q},
-                    {"row": n, "column": f"diff_{metric}", "value": p - q}]
+            out += [{"row": n, "column": f"pos_{metric}", "value": p, "signature": sig[metric]},
+                    {"row": n, "column": f"neg_{metric}", "value": q, "signature": sig[metric]},
+                    {"row": n, "column": f"diff_{metric}", "value": p - q, "signature": sig[metric]}]
     return pd.DataFrame(out)
 
 
@@ -127,4 +133,8 @@ def wide(joined: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     t = joined.pivot(index="row", columns="column", values=["paper", "ours", "delta"])
     t.columns = [f"{c} {stat}" for stat, c in t.columns]
     order = [f"{c} {s}" for c in columns for s in ("paper", "ours", "delta")]
-    return t[[c for c in order if c in t.columns]]
+    t = t[[c for c in order if c in t.columns]]
+    if "signature" in joined:
+        sigs = joined.groupby("row")["signature"].agg(lambda x: " + ".join(sorted(set(map(str, x)))))
+        t["signature"] = sigs.reindex(t.index)
+    return t
