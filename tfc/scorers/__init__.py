@@ -1,0 +1,117 @@
+"""Scorers behind one protocol (see :mod:`tfc.scorers.base`), a registry, and dataset-level scoring.
+
+>>> import tfc.scorers as S
+>>> s = S.get("rougeL")                       # or S.get("nli", checkpoint="tfc/nli-minilm")
+>>> s.score(["The cat sat."], ["A cat sat."]) # np.ndarray, higher = more consistent
+>>> S.score_dataset("f1", "frank")            # DataFrame id, label, score (cached, resumable)
+
+Registry names: ``f1, rouge1, rouge2, rougeL, bleu4, bertscore, nli, summac-zs, summac-conv,
+ensemble`` and ``imported:<source>/<metric>``. ``alignscore, wecheck, qags, q2`` are reserved for
+later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
+``preset="improved"`` where the two differ (see ``PRESETS``).
+"""
+from __future__ import annotations
+
+import importlib
+
+from tfc.scorers.base import Scorer, ScorerConfig, validate_inputs
+
+# name -> ("module:Class", default overrides)
+_REGISTRY: dict[str, tuple[str, dict]] = {
+    "f1": ("tfc.scorers.lexical:TokenF1", {}),
+    "rouge1": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rouge1"}),
+    "rouge2": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rouge2"}),
+    "rougeL": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rougeL"}),
+    "bleu4": ("tfc.scorers.lexical:Bleu", {}),
+    "bertscore": ("tfc.scorers.bertscore:BERTScore", {}),
+    "nli": ("tfc.scorers.nli:NLIScorer", {}),
+    "summac-zs": ("tfc.scorers.summac:SummaCZS", {}),
+    "summac-conv": ("tfc.scorers.summac:SummaCConv", {}),
+    "ensemble": ("tfc.scorers.ensemble:Ensemble", {}),
+}
+RESERVED = {"alignscore", "wecheck", "qags", "q2"}
+
+# preset -> name -> overrides applied on top of the registry defaults
+# (BERTScore: TRUE's bert-score 0.3.11 truncated long groundings; we chunk in both presets because
+# silent truncation is a bug here -- pass long_grounding="truncate" to mimic it, recorded per row.)
+PRESETS: dict[str, dict[str, dict]] = {
+    "as-published": {},
+    "improved": {
+        "bleu4": {"smooth_method": "exp"},
+    },
+}
+
+
+def register(name: str, target: str, **defaults) -> None:
+    """Add a scorer class (``"module:Class"``) under ``name`` (for later issues and users)."""
+    _REGISTRY[name] = (target, defaults)
+    RESERVED.discard(name)
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def _cls(target: str):
+    mod, attr = target.split(":")
+    return getattr(importlib.import_module(mod), attr)
+
+
+def get(name: str, preset: str = "as-published", **overrides) -> Scorer:
+    """A scorer by registry name with config overrides; nothing is loaded until ``load``/``score``."""
+    if isinstance(name, Scorer):
+        return name
+    if name.startswith("imported:"):
+        from tfc.scorers.imported import ImportedScorer
+
+        return ImportedScorer(source_metric=name.split(":", 1)[1], **overrides)
+    if name in RESERVED and name not in _REGISTRY:
+        raise NotImplementedError(f"scorer {name!r} is reserved for a later issue and not implemented yet")
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown scorer {name!r}; known: {', '.join(names())}, imported:<source>/<metric>")
+    if preset not in PRESETS:
+        raise KeyError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+    target, defaults = _REGISTRY[name]
+    kw = {**defaults, **PRESETS[preset].get(name, {}), **overrides}
+    return _cls(target)(**kw)
+
+
+def from_config(name: str, config: dict) -> Scorer:
+    """Rebuild a scorer from a cache sidecar's ``scorer`` and ``config``."""
+    if name.startswith("imported:") or name == "imported":
+        return get(f"imported:{config['source_metric']}")
+    target = _REGISTRY[name][0] if name in _REGISTRY else None
+    if target is None:
+        raise KeyError(f"unknown scorer {name!r} in sidecar")
+    cls = _cls(target)
+    cfg = dict(config)
+    for k, v in cfg.items():  # JSON turned tuples into lists
+        if isinstance(v, list):
+            cfg[k] = tuple(tuple(x) if isinstance(x, list) else x for x in v)
+    return cls(cls.config_cls(**cfg))
+
+
+def score_dataset(scorer_or_name, dataset: str, split: str | None = None, sample: int | None = None,
+                  seed: int = 0, use_cache: bool = True, chunk_size: int = 512, batch_size: int | None = None,
+                  progress: bool = False, **overrides):
+    """Score a dataset through the cache; rows in dataset order with columns ``id, label, score``.
+
+    Only ids missing from the cache are computed (resumable; a sampled run caches its rows and a later
+    full run computes only the rest). ``use_cache=False`` computes everything and writes nothing.
+    """
+    from tfc.scorers.dataset import score_dataset as _impl
+
+    return _impl(scorer_or_name, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache,
+                 chunk_size=chunk_size, batch_size=batch_size, progress=progress, **overrides)
+
+
+def auc_table(scorers_: list, datasets: list[str], sample: int | None = None, seed: int = 0,
+              use_cache: bool = True, **kw):
+    """ROC AUC (0..1) of each scorer on each dataset, long form: ``row, column, value, n, signature``."""
+    from tfc.scorers.dataset import auc_table as _impl
+
+    return _impl(scorers_, datasets, sample=sample, seed=seed, use_cache=use_cache, **kw)
+
+
+__all__ = ["Scorer", "ScorerConfig", "validate_inputs", "get", "names", "register", "from_config",
+           "score_dataset", "auc_table", "PRESETS", "RESERVED"]

@@ -1,0 +1,167 @@
+"""The scorer protocol.
+
+Every scorer is a :class:`Scorer` holding a frozen :class:`ScorerConfig` that names every setting
+able to change its scores. From it:
+
+* ``signature``: ``<name>.<readable tag>.<hash10>``, a readable part plus a sha256 of the config's
+  *score-relevant* fields (canonical JSON). Fields listed in ``ScorerConfig.RUNTIME`` (batch size,
+  device, progress) are left out: the tests assert that scores do not depend on batch size (to 1e-5)
+  and the same code runs on CPU and GPU. ``dtype`` *is* part of the signature (fp16 changes scores).
+  Model checkpoints enter the hash through :func:`tfc.models.identity` (content hash of a local
+  directory, ``id@revision`` for the hub), so retraining a checkpoint changes the signature.
+* ``output_range``: the declared (low, high) of scores; higher always means more consistent.
+* ``load()``: loads models once (idempotent); construction never loads anything.
+* ``score(groundings, generations, batch_size=None, progress=True) -> np.ndarray`` (float64).
+
+Input rules, shared by all scorers (:func:`validate_inputs`): two sequences of equal length whose
+items are ``str``; ``None`` or any non-string raises ``TypeError`` naming the index; a length mismatch
+raises ``ValueError``. **Empty strings** (empty or white-space only grounding *or* generated text) get
+the scorer's ``empty_score``, by default the lower end of ``output_range`` (nothing to check, or
+nothing to check against: no credit is given), without calling the model.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, fields
+from typing import ClassVar, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ScorerConfig:
+    """Base of every scorer config. Subclasses add fields; all must be JSON-serialisable."""
+
+    RUNTIME: ClassVar[tuple[str, ...]] = ("batch_size", "device", "progress")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def signature_fields(self) -> dict:
+        return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME}
+
+    def replace(self, **overrides) -> "ScorerConfig":
+        known = {f.name for f in fields(self)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}; "
+                            f"fields: {sorted(known)}")
+        return dataclasses.replace(self, **overrides)
+
+
+def config_hash(d: dict, n: int = 10) -> str:
+    blob = json.dumps(d, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:n]
+
+
+def validate_inputs(groundings, generations) -> tuple[list[str], list[str]]:
+    if isinstance(groundings, str) or isinstance(generations, str):
+        raise TypeError("score() takes two sequences of strings, not a single string; wrap it in a list")
+    try:
+        g, h = list(groundings), list(generations)
+    except TypeError as exc:
+        raise TypeError(f"score() takes two sequences of strings: {exc}") from None
+    if len(g) != len(h):
+        raise ValueError(f"groundings and generations differ in length: {len(g)} != {len(h)}")
+    for side, seq in (("groundings", g), ("generations", h)):
+        for i, x in enumerate(seq):
+            if x is None:
+                raise TypeError(f"{side}[{i}] is None; every item must be a string")
+            if not isinstance(x, str):
+                raise TypeError(f"{side}[{i}] is {type(x).__name__}, not str")
+    return g, h
+
+
+class Scorer:
+    """Base class. Subclasses set ``name``, ``config_cls`` and implement ``_score`` (and ``_load``)."""
+
+    name: ClassVar[str] = "scorer"
+    config_cls: ClassVar[type] = ScorerConfig
+    output_range: tuple[float, float] = (0.0, 1.0)
+    needs_text: ClassVar[bool] = True  # False for imported scores (by id only)
+
+    def __init__(self, config: ScorerConfig | None = None, **overrides):
+        cfg = config if config is not None else self.config_cls()
+        if overrides:
+            cfg = cfg.replace(**overrides)
+        self.config = cfg
+        self._loaded = False
+
+    # -- identity -------------------------------------------------------------------------------
+    def tag(self) -> str:
+        """Readable middle part of the signature (overridden by model-based scorers)."""
+        return ""
+
+    def signature_fields(self) -> dict:
+        d = self.config.signature_fields()
+        d["_scorer"] = self.name
+        return d
+
+    @property
+    def signature(self) -> str:
+        parts = [self.name] + ([self.tag()] if self.tag() else []) + [config_hash(self.signature_fields())]
+        return ".".join(parts)
+
+    @property
+    def empty_score(self) -> float:
+        return float(self.output_range[0])
+
+    def describe(self) -> dict:
+        return {"name": self.name, "signature": self.signature, "output_range": list(self.output_range),
+                "empty_score": self.empty_score, "config": self.config.to_dict()}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.signature}>"
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def load(self) -> "Scorer":
+        if not self._loaded:
+            self._load()
+            self._loaded = True
+        return self
+
+    def _load(self) -> None:
+        pass
+
+    def score(self, groundings: Sequence[str], generations: Sequence[str], batch_size: int | None = None,
+              progress: bool = True) -> np.ndarray:
+        g, h = validate_inputs(groundings, generations)
+        out = np.full(len(g), np.nan, dtype=np.float64)
+        mask = np.array([bool(a.strip()) and bool(b.strip()) for a, b in zip(g, h)], dtype=bool)
+        keep = np.flatnonzero(mask).tolist()
+        out[~mask] = self.empty_score
+        self._aux = {}
+        if keep:
+            self.load()
+            bs = batch_size or getattr(self.config, "batch_size", None) or 32
+            if bs < 1:
+                raise ValueError(f"batch_size must be >= 1, got {bs}")
+            vals = np.asarray(self._score([g[i] for i in keep], [h[i] for i in keep], bs, progress),
+                              dtype=np.float64)
+            if vals.shape != (len(keep),):
+                raise RuntimeError(f"{self.name}: scorer returned shape {vals.shape}, expected ({len(keep)},)")
+            out[keep] = vals
+            aux = {}
+            for k, v in getattr(self, "_aux_keep", {}).items():
+                full = np.zeros(len(g), dtype=np.asarray(v).dtype)
+                full[keep] = v
+                aux[k] = full
+            self._aux, self._aux_keep = aux, {}
+        return out
+
+    def _score(self, groundings: list[str], generations: list[str], batch_size: int,
+               progress: bool) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # optional auxiliary columns (``aux_*``) for the cache, filled by the last ``score`` call
+    # (subclasses put arrays aligned with their ``_score`` inputs into ``self._aux_keep``)
+    def last_aux(self) -> dict[str, np.ndarray]:
+        return dict(getattr(self, "_aux", {}))
+
+
+def progress_bar(iterable, total=None, desc=None, enabled=True):
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, disable=not enabled, leave=False)

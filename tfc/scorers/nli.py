@@ -1,0 +1,182 @@
+"""NLI scorer: P(entailment | premise = grounding, hypothesis = generated text), from any
+``AutoModelForSequenceClassification`` checkpoint (hub id, local directory, ``tfc/<name>``).
+
+* **Label order** is read from the checkpoint's ``id2label`` and checked against ``label_names``
+  when given (:func:`tfc.models.label_names`); for checkpoints with generic labels (``LABEL_0``...)
+  ``label_names`` is the override that says which index is entailment.
+* **Modes**: ``"document"`` -- the grounding is cut at sentence boundaries into chunks that fit
+  ``max_length`` together with the hypothesis (never truncated silently), the score is the maximum
+  entailment probability over chunks; ``"sentence"`` -- each generated sentence is scored against
+  the (chunked) grounding in the same way, and the sentence scores are averaged (``aggregation``
+  ``mean`` or ``min``).
+* **Batching**: all (premise, hypothesis) pairs of a call are deduplicated, sorted by token length and
+  batched across examples; the attention mask is always passed; ``torch.inference_mode``; softmax in
+  float32. Scores do not depend on batch size or on the order of the inputs (tested to 1e-5), which
+  is why ``batch_size`` and ``device`` are not part of the signature; ``dtype`` is.
+* If a generated text (or sentence) alone leaves fewer than ``min_chunk_tokens`` tokens for the
+  grounding, the hypothesis is truncated to make room and the row is flagged
+  ``aux_hyp_truncated`` in the cache.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfc import models
+from tfc.scorers.base import Scorer, ScorerConfig, progress_bar
+from tfc.text.sentences import resolve_splitter
+
+
+@dataclass(frozen=True)
+class NLIConfig(ScorerConfig):
+    checkpoint: str = "tfc/nli-minilm"
+    revision: str | None = None
+    label_names: tuple[str, ...] | None = None   # expected/override label order, index order
+    mode: str = "document"                       # "document" | "sentence"
+    aggregation: str = "mean"                    # over generated sentences in sentence mode
+    max_length: int | None = None                # None: min(tokenizer.model_max_length, 512)
+    min_chunk_tokens: int = 64
+    sentence_splitter: str = "auto"
+    dtype: str = "float32"
+    batch_size: int = 16
+    device: str | None = None
+
+
+class NLIEngine:
+    """Loaded model + tokenizer and the batched, deduplicated, length-sorted pair scorer.
+
+    Shared by :class:`NLIScorer` and the SummaC scorers.
+    """
+
+    def __init__(self, checkpoint, revision=None, label_names=None, max_length=None, dtype="float32",
+                 device=None):
+        self.model, self.tok = models.load_sequence_classifier(checkpoint, revision, device, dtype)
+        self.device = models.resolve_device(device)
+        self.labels = models.label_names(self.model.config.id2label, label_names)
+        self.i_ent = models.label_index(self.labels, "entailment")
+        if self.i_ent is None:
+            raise models.LabelOrderError(f"no entailment label among {self.labels}")
+        self.i_con = models.label_index(self.labels, "contradiction")
+        lim = int(getattr(self.tok, "model_max_length", 512) or 512)
+        pos = getattr(self.model.config, "max_position_embeddings", None) or lim
+        self.max_length = max_length or min(lim, 512, int(pos))
+        self.n_special = self.tok.num_special_tokens_to_add(pair=True)
+
+    def probs(self, pairs: list[tuple[str, str]], batch_size: int, progress: bool = False) -> np.ndarray:
+        """Class probabilities (n, n_labels) for (premise, hypothesis) pairs; duplicates computed once."""
+        import torch
+
+        if not pairs:
+            return np.zeros((0, len(self.labels)))
+        uniq = list(dict.fromkeys(pairs))
+        index = {p: i for i, p in enumerate(uniq)}
+        enc = self.tok([p for p, _ in uniq], [h for _, h in uniq], truncation=True,
+                       max_length=self.max_length)
+        ids = enc["input_ids"]
+        order = sorted(range(len(uniq)), key=lambda i: (len(ids[i]), i))
+        out = np.zeros((len(uniq), len(self.labels)), dtype=np.float64)
+        keys = [k for k in enc.keys()]
+        batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+        with torch.inference_mode():
+            for b in progress_bar(batches, desc="nli", enabled=progress):
+                feats = self.tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
+                feats = {k: v.to(self.device) for k, v in feats.items()}
+                assert "attention_mask" in feats
+                logits = self.model(**feats).logits.float()
+                out[b] = torch.softmax(logits, dim=-1).double().cpu().numpy()
+        return out[[index[p] for p in pairs]]
+
+    def hyp_budget(self, hyps: list[str], min_chunk: int) -> tuple[list[str], list[int], list[bool]]:
+        """Token budget left for the premise given each hypothesis; over-long hypotheses are cut."""
+        from tfc.text.chunking import count_tokens
+
+        room = self.max_length - self.n_special
+        lens = count_tokens(self.tok, hyps)
+        out_h, budgets, cut = [], [], []
+        for h, n in zip(hyps, lens):
+            if room - n < min_chunk:
+                keep = max(room - min_chunk, 1)
+                ids = self.tok(h, add_special_tokens=False)["input_ids"][:keep]
+                h = self.tok.decode(ids)
+                n = len(ids)
+                cut.append(True)
+            else:
+                cut.append(False)
+            out_h.append(h)
+            budgets.append(room - n)
+        return out_h, budgets, cut
+
+
+class NLIScorer(Scorer):
+    name = "nli"
+    config_cls = NLIConfig
+    output_range = (0.0, 1.0)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        c = self.config
+        if c.mode not in ("document", "sentence"):
+            raise ValueError("mode must be 'document' or 'sentence'")
+        if c.aggregation not in ("mean", "min"):
+            raise ValueError("aggregation must be 'mean' or 'min'")
+
+    def tag(self):
+        return f"{models.short_name(self.config.checkpoint)}-{self.config.mode[:3]}"
+
+    def signature_fields(self):
+        d = super().signature_fields()
+        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
+        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
+        return d
+
+    def _load(self):
+        c = self.config
+        self.engine = NLIEngine(c.checkpoint, c.revision, c.label_names, c.max_length, c.dtype, c.device)
+
+    def _score(self, groundings, generations, batch_size, progress):
+        from tfc.text.chunking import chunk_many
+        from tfc.text.sentences import split_many
+
+        c, eng = self.config, self.engine
+        if c.mode == "document":
+            hyps_per = [[h] for h in generations]
+        else:
+            hyps_per = [s or [h] for s, h in zip(split_many(generations, c.sentence_splitter), generations)]
+        flat_h = [h for hs in hyps_per for h in hs]
+        flat_h, budgets, cut = eng.hyp_budget(flat_h, c.min_chunk_tokens)
+        # chunk each grounding once, with the smallest budget any of its hypotheses allows
+        pos, g_budget = 0, []
+        for hs in hyps_per:
+            g_budget.append(min(budgets[pos:pos + len(hs)]))
+            pos += len(hs)
+        chunks = [None] * len(groundings)
+        for b in sorted(set(g_budget)):
+            idx = [i for i, x in enumerate(g_budget) if x == b]
+            for i, ch in zip(idx, chunk_many([groundings[i] for i in idx], eng.tok, b, splitter=c.sentence_splitter)):
+                chunks[i] = ch
+        pairs, owner = [], []
+        pos = 0
+        for i, hs in enumerate(hyps_per):
+            for j in range(len(hs)):
+                for ch in chunks[i].chunks:
+                    pairs.append((ch, flat_h[pos + j]))
+                    owner.append((i, pos + j))
+            pos += len(hs)
+        p_ent = eng.probs(pairs, batch_size, progress)[:, eng.i_ent]
+        best = np.full(len(flat_h), -np.inf)
+        np.maximum.at(best, [o[1] for o in owner], p_ent)
+        out = np.empty(len(groundings))
+        pos = 0
+        agg = np.mean if c.aggregation == "mean" else np.min
+        for i, hs in enumerate(hyps_per):
+            out[i] = agg(best[pos:pos + len(hs)])
+            pos += len(hs)
+        cut_any, pos = [], 0
+        for hs in hyps_per:
+            cut_any.append(any(cut[pos:pos + len(hs)]))
+            pos += len(hs)
+        self._aux_keep = {"aux_n_chunks": np.array([len(ch.chunks) for ch in chunks], dtype=np.int32),
+                          "aux_split_sentences": np.array([ch.n_split_sentences for ch in chunks], dtype=np.int32),
+                          "aux_hyp_truncated": np.array(cut_any)}
+        return out

@@ -1,0 +1,286 @@
+"""SummaC (Laban et al., 2022) as used in TRUE: SummaC-ZS and SummaC-Conv, on any NLI checkpoint.
+
+Both build, per example, an NLI matrix over *grounding units x generated units* (units set by the
+granularities), reusing :class:`tfc.scorers.nli.NLIEngine`: all (unit, unit) pairs of a call are
+deduplicated (the same grounding sentence paired with the same generated sentence is scored once),
+sorted by length and batched across examples, with the attention mask.
+
+* **SummaC-ZS**: cell = P(entail) - P(contradict) (``score_type="e-c"``, the original's default; ``"e"``
+  uses the entailment probability only); max over grounding units, mean over generated units.
+  Output range [-1, 1] (``e-c``) or [0, 1] (``e``).
+* **SummaC-Conv**: for each generated unit, a histogram (``n_bins`` even bins on [0, 1]) of the
+  entailment probabilities over the grounding units (and of the contradiction probabilities when
+  ``nli_labels="ec"``), fractions rather than counts so documents of any length are comparable; a
+  1-D convolution with kernel size 1 maps each histogram to a logit; the logits are averaged over
+  generated units and passed through a sigmoid. The convolution is trained with ``tfc train
+  summac-conv`` on a validation split (binary cross-entropy) and saved under the artifacts dir.
+
+Granularities (as in the original): grounding ``sentence | 2sents | paragraph | document``,
+generated ``sentence | 2sents | document``. Any unit longer than the model's budget is chunked at
+sentence/token boundaries (never truncated; the original truncates), see :mod:`tfc.text.chunking`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tfc import models
+from tfc.scorers.base import Scorer, ScorerConfig
+from tfc.text.sentences import resolve_splitter
+
+G_GRAN = ("sentence", "2sents", "paragraph", "document")
+H_GRAN = ("sentence", "2sents", "document")
+
+
+def _units(texts: list[str], gran: str, splitter: str) -> list[list[str]]:
+    from tfc.text.sentences import split_many
+
+    if gran == "document":
+        return [[t] for t in texts]
+    if gran == "paragraph":
+        return [[p.strip() for p in t.split("\n\n") if p.strip()] or [t] for t in texts]
+    sents = split_many(texts, splitter)
+    if gran == "sentence":
+        return [s or [t] for s, t in zip(sents, texts)]
+    return [[" ".join(s[i:i + 2]) for i in range(0, len(s), 2)] or [t] for s, t in zip(sents, texts)]
+
+
+@dataclass(frozen=True)
+class SummaCZSConfig(ScorerConfig):
+    checkpoint: str = "tfc/nli-minilm"
+    revision: str | None = None
+    label_names: tuple[str, ...] | None = None
+    grounding_granularity: str = "sentence"
+    generated_granularity: str = "sentence"
+    score_type: str = "e-c"
+    max_length: int | None = None
+    min_chunk_tokens: int = 32
+    sentence_splitter: str = "auto"
+    dtype: str = "float32"
+    batch_size: int = 16
+    device: str | None = None
+
+
+class _SummaCBase(Scorer):
+    def _check(self):
+        c = self.config
+        if c.grounding_granularity not in G_GRAN:
+            raise ValueError(f"grounding_granularity must be one of {G_GRAN}")
+        if c.generated_granularity not in H_GRAN:
+            raise ValueError(f"generated_granularity must be one of {H_GRAN}")
+
+    def tag(self):
+        c = self.config
+        return f"{models.short_name(c.checkpoint)}-{c.grounding_granularity[:4]}-{c.generated_granularity[:4]}"
+
+    def signature_fields(self):
+        d = super().signature_fields()
+        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
+        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
+        return d
+
+    def _load(self):
+        from tfc.scorers.nli import NLIEngine
+
+        c = self.config
+        self.engine = NLIEngine(c.checkpoint, c.revision, c.label_names, c.max_length, c.dtype, c.device)
+
+    def matrices(self, groundings, generations, batch_size=16, progress=False) -> list[np.ndarray]:
+        """Per example an array (n_grounding_units, n_generated_units, n_labels) of class probabilities."""
+        from tfc.text.chunking import chunk_many
+
+        self.load()
+        c, eng = self.config, self.engine
+        h_units = _units(list(generations), c.generated_granularity, c.sentence_splitter)
+        flat_h = [h for hs in h_units for h in hs]
+        flat_h, budgets, _ = eng.hyp_budget(flat_h, c.min_chunk_tokens)
+        g_units = _units(list(groundings), c.grounding_granularity, c.sentence_splitter)
+        # any grounding unit that does not fit next to the longest hypothesis of its example is chunked
+        pos, g_final = 0, []
+        flat_units, owners = [], []
+        for i, hs in enumerate(h_units):
+            b = min(budgets[pos:pos + len(hs)])
+            pos += len(hs)
+            for u in g_units[i]:
+                flat_units.append(u)
+                owners.append((i, b))
+        g_final = [[] for _ in groundings]
+        for b in sorted({o[1] for o in owners}):
+            idx = [k for k, o in enumerate(owners) if o[1] == b]
+            for k, ch in zip(idx, chunk_many([flat_units[k] for k in idx], eng.tok, b, splitter=c.sentence_splitter)):
+                flat_units[k] = ch.chunks
+        for k, (i, _) in enumerate(owners):
+            g_final[i].extend(flat_units[k])
+        pairs, shape = [], []
+        pos = 0
+        for i, hs in enumerate(h_units):
+            hh = flat_h[pos:pos + len(hs)]
+            pos += len(hs)
+            shape.append((len(g_final[i]), len(hh)))
+            pairs += [(g, h) for g in g_final[i] for h in hh]
+        probs = eng.probs(pairs, batch_size, progress)
+        out, k = [], 0
+        for ng, nh in shape:
+            out.append(probs[k:k + ng * nh].reshape(ng, nh, -1))
+            k += ng * nh
+        self._shapes = shape
+        return out
+
+
+class SummaCZS(_SummaCBase):
+    name = "summac-zs"
+    config_cls = SummaCZSConfig
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        self._check()
+        if self.config.score_type not in ("e-c", "e"):
+            raise ValueError("score_type must be 'e-c' or 'e'")
+        self.output_range = (-1.0, 1.0) if self.config.score_type == "e-c" else (0.0, 1.0)
+
+    def _score(self, groundings, generations, batch_size, progress):
+        eng = self.load().engine
+        if self.config.score_type == "e-c" and eng.i_con is None:
+            raise ValueError(f"score_type 'e-c' needs a contradiction label; checkpoint has {eng.labels}")
+        mats = self.matrices(groundings, generations, batch_size, progress)
+        out = np.empty(len(mats))
+        for i, m in enumerate(mats):
+            cell = m[:, :, eng.i_ent] - (m[:, :, eng.i_con] if self.config.score_type == "e-c" else 0.0)
+            out[i] = cell.max(axis=0).mean()
+        self._aux_keep = {"aux_n_grounding_units": np.array([s[0] for s in self._shapes], dtype=np.int32),
+                          "aux_n_generated_units": np.array([s[1] for s in self._shapes], dtype=np.int32)}
+        return out
+
+
+@dataclass(frozen=True)
+class SummaCConvConfig(SummaCZSConfig):
+    conv_checkpoint: str = "tfc/summac-conv"
+    n_bins: int = 50
+    nli_labels: str = "e"      # "e" or "ec": which probabilities are histogrammed
+
+
+def histogram_features(mats: list[np.ndarray], i_ent: int, i_con: int | None, n_bins: int,
+                       nli_labels: str = "e") -> list[np.ndarray]:
+    """Per example (n_generated_units, n_bins * len(nli_labels)) fractions of grounding units per bin."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    cols = [i_ent] + ([i_con] if nli_labels == "ec" else [])
+    feats = []
+    for m in mats:
+        per_h = []
+        for j in range(m.shape[1]):
+            per_h.append(np.concatenate([np.histogram(m[:, j, c], bins=edges)[0] / m.shape[0] for c in cols]))
+        feats.append(np.asarray(per_h, dtype=np.float32))
+    return feats
+
+
+def _conv_module(n_in: int):
+    import torch
+
+    return torch.nn.Conv1d(n_in, 1, kernel_size=1)
+
+
+def _conv_logits(conv, feats: list[np.ndarray]):
+    import torch
+
+    out = []
+    for f in feats:
+        x = torch.as_tensor(f).T.unsqueeze(0)          # (1, features, n_generated_units)
+        out.append(conv(x).mean())
+    return torch.stack(out)
+
+
+class SummaCConv(_SummaCBase):
+    name = "summac-conv"
+    config_cls = SummaCConvConfig
+    output_range = (0.0, 1.0)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        self._check()
+        if self.config.nli_labels not in ("e", "ec"):
+            raise ValueError("nli_labels must be 'e' or 'ec'")
+
+    def tag(self):
+        return super().tag() + "-conv"
+
+    def signature_fields(self):
+        d = super().signature_fields()
+        d["conv_checkpoint"] = models.identity(self.config.conv_checkpoint)
+        return d
+
+    def _load(self):
+        import torch
+
+        super()._load()
+        path = Path(models.resolve(self.config.conv_checkpoint))
+        meta = json.loads((path / "summac_conv.json").read_text())
+        c = self.config
+        for k in ("n_bins", "nli_labels", "grounding_granularity", "generated_granularity"):
+            if meta["config"][k] != getattr(c, k):
+                raise ValueError(f"{path}: conv was trained with {k}={meta['config'][k]!r}, scorer has {getattr(c, k)!r}")
+        self.conv = _conv_module(c.n_bins * len(c.nli_labels))
+        self.conv.load_state_dict(torch.load(path / "conv.pt", weights_only=True))
+        self.conv.eval()
+
+    def _score(self, groundings, generations, batch_size, progress):
+        import torch
+
+        eng = self.load().engine
+        c = self.config
+        mats = self.matrices(groundings, generations, batch_size, progress)
+        feats = histogram_features(mats, eng.i_ent, eng.i_con, c.n_bins, c.nli_labels)
+        with torch.inference_mode():
+            return torch.sigmoid(_conv_logits(self.conv, feats)).double().numpy()
+
+
+def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None = None,
+               sample: int | None = None, seed: int = 0, epochs: int = 200, lr: float = 1e-2,
+               batch_size: int = 16, **overrides) -> dict:
+    """Train SummaC-Conv's convolution on labelled (dataset, split) examples; save to ``out``.
+
+    ``out`` is a directory or ``tfc/<name>`` (-> artifacts dir). Returns the saved metadata.
+    """
+    import pandas as pd
+    import torch
+
+    from tfc import config as tfc_config
+    from tfc import data
+
+    cfg = SummaCConvConfig(checkpoint=checkpoint, **overrides)
+    zs = SummaCZS(SummaCZSConfig(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(SummaCZSConfig)}))
+    frames = [data.load(d, split=split, sample=sample, seed=seed) for d in datasets]
+    df = pd.concat(frames, ignore_index=True)
+    if df["label"].nunique() != 2:
+        raise ValueError("training data needs both labels")
+    mats = zs.matrices(df["grounding"].tolist(), df["generated"].tolist(), batch_size)
+    eng = zs.engine
+    feats = histogram_features(mats, eng.i_ent, eng.i_con, cfg.n_bins, cfg.nli_labels)
+    y = torch.tensor(df["label"].to_numpy(dtype="float32"))
+    torch.manual_seed(seed)
+    conv = _conv_module(cfg.n_bins * len(cfg.nli_labels))
+    opt = torch.optim.Adam(conv.parameters(), lr=lr)
+    lossf = torch.nn.BCEWithLogitsLoss()
+    for _ in range(epochs):   # full batch: the features are tiny
+        opt.zero_grad()
+        loss = lossf(_conv_logits(conv, feats), y)
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        p = torch.sigmoid(_conv_logits(conv, feats)).numpy()
+    from tfc.scorers.dataset import roc_auc
+
+    path = Path(out[4:] if out.startswith("tfc/") else out)
+    if out.startswith("tfc/"):
+        path = tfc_config.artifacts_dir() / out[4:]
+    path.mkdir(parents=True, exist_ok=True)
+    torch.save(conv.state_dict(), path / "conv.pt")
+    meta = {"config": cfg.to_dict(), "nli_checkpoint": models.identity(checkpoint),
+            "trained_on": [{"dataset": d, "split": split, "sample": sample, "seed": seed} for d in datasets],
+            "n_examples": int(len(df)), "epochs": epochs, "lr": lr, "final_loss": float(loss.item()),
+            "train_auc": roc_auc(df["label"].to_numpy(), p)}
+    (path / "summac_conv.json").write_text(json.dumps(meta, indent=1, default=str))
+    return meta
