@@ -194,3 +194,13 @@ def test_cli_list_shows_status():
     res = CliRunner().invoke(data_cli, ["list", "--group", "SummaC"])
     assert res.exit_code == 0, res.output
     assert "unavailable" in res.output and "approximate" in res.output and "summac_polytope" in res.output
+
+
+def test_cli_show_and_build():
+    from tfc.data.cli import data as data_cli
+
+    res = CliRunner().invoke(data_cli, ["show", "fever"])
+    assert res.exit_code == 0 and "label-only" in res.output and "18209 rows, 35.1% consistent" in res.output
+    res = CliRunner().invoke(data_cli, ["build", "q2", "begin", "summac_factcc"])
+    assert res.exit_code == 0, res.output
+    assert "q2: 1088 rows; vs TRUE: OK" in res.output and "summac_factcc: unavailable" in res.output
