@@ -1,4 +1,8 @@
-"""``tfc train``: training pipelines (a group; other issues add sub-commands)."""
+"""``tfc train``: training pipelines (a click group; each pipeline's module adds its sub-commands).
+
+``summac-conv`` is defined here; ``nli``, ``alignscore`` and ``convert`` live in
+:mod:`tfc.train.cli_inhouse` and are attached with its ``register`` hook (when that module exists).
+"""
 from __future__ import annotations
 
 import json
@@ -40,3 +44,11 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
 from tfc.train.cli_inhouse import register as _register_inhouse  # noqa: E402
 
 _register_inhouse(train)
+
+
+try:  # the in-house checkpoint commands (NLI warm-up, AlignScore, dtype conversion)
+    from tfc.train import cli_inhouse as _inhouse
+except ImportError:  # pragma: no cover - module not there yet
+    _inhouse = None
+if _inhouse is not None:
+    _inhouse.register(train)
