@@ -120,7 +120,7 @@ def auc_table(frames: dict, datasets=None, averages=tuple(AVERAGES), signatures:
     return _add_averages(pd.DataFrame(rows), averages)
 
 
-def accuracy_table(dev_frames: dict, test_frames: dict | None = None, datasets=None,
+def accuracy_table(dev_frames: dict, datasets=None, *, test_frames: dict | None = None,
                    averages=("avg_wo_vitc_fever",)) -> pd.DataFrame:
     """Accuracy x100 at the geometric-mean threshold (TRUE T11 when ``test_frames`` is None: tuned and
     evaluated on dev; T12 otherwise: tuned on dev, applied to test, datasets present in both).
@@ -175,14 +175,59 @@ def significance_table(frames: dict, datasets=None, n: int = DEFAULT_N, seed: in
     return out
 
 
-def roc_curves(frames: dict, datasets=None) -> pd.DataFrame:
-    """ROC curves (consistent = positive) of every metric on every dataset, long form for seaborn."""
+def roc_curves(frames: dict, datasets=None, grid: int | None = None) -> pd.DataFrame:
+    """ROC curves (consistent = positive) of every metric on every dataset, long form for seaborn.
+
+    ``grid`` resamples each curve at that many evenly spaced FPR values (TPR linearly interpolated,
+    the upper point at a vertical step), which keeps figures of the 63k-example VitaminC light.
+    """
     parts = []
     for m, d, y, s, _ in per_dataset(frames, datasets):
         c = roc_curve(y, s)
+        if grid is not None:
+            f = np.linspace(0, 1, int(grid))
+            last = c.groupby("fpr", sort=True)["tpr"].max()  # upper end of vertical steps
+            c = pd.DataFrame({"fpr": f, "tpr": np.interp(f, last.index.to_numpy(), last.to_numpy()),
+                              "threshold": np.nan})
         c["metric"], c["dataset"] = m, d
         parts.append(c)
     return pd.concat(parts, ignore_index=True)
+
+
+ROW_ORDER = TRUE11 + tuple(AVERAGES)
+
+
+def order_rows(df: pd.DataFrame, col: str = "row") -> pd.DataFrame:
+    """Sort a long frame in the papers' dataset order, averages last."""
+    rank = {r: i for i, r in enumerate(ROW_ORDER)}
+    return df.sort_values(col, key=lambda s: s.map(lambda r: rank.get(r, len(rank)))).reset_index(drop=True)
+
+
+def wide(joined: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`tfc.reference.paper_vs_ours` frame pivoted for display: one row per dataset, a
+    (paper, ours, delta) group per published column, and the scorer signature(s)."""
+    j = order_rows(joined)
+    out = j.pivot_table(index="row", columns="column", values=["paper", "ours", "delta"], sort=False, dropna=False)
+    out = out.swaplevel(0, 1, axis=1)
+    cols = list(dict.fromkeys(j["column"]))
+    out = out[[(c, v) for c in cols for v in ("paper", "ours", "delta") if (c, v) in out.columns]]
+    out = out.reindex([r for r in ROW_ORDER if r in set(j["row"])] + [r for r in j["row"].unique() if r not in ROW_ORDER])
+    if "signature" in j:
+        for c in cols:
+            out[(c, "signature")] = j[j["column"] == c].set_index("row")["signature"].reindex(out.index)
+        out = out[[(c, v) for c in cols for v in ("paper", "ours", "delta", "signature") if (c, v) in out.columns]]
+    out.index.name = None
+    return out
+
+
+def max_abs_delta(joined: pd.DataFrame, rows=None) -> tuple[float, str]:
+    """Largest |delta| of a paper-vs-ours frame (optionally over ``rows`` only) and its row."""
+    j = joined if rows is None else joined[joined["row"].isin(rows)]
+    j = j.dropna(subset=["delta"])
+    if j.empty:
+        return float("nan"), ""
+    i = j["delta"].abs().idxmax()
+    return float(abs(j.loc[i, "delta"])), str(j.loc[i, "row"])
 
 
 def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=None) -> pd.DataFrame:
@@ -212,3 +257,82 @@ def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=N
         total = t if total is None else total.assign(n=total["n"] + t["n"])
     total["pct"] = 100 * total["n"] / total["n"].sum() if total["n"].sum() else np.nan
     return total
+
+
+# TRUE T12 datasets -> the data layer's test-split name (None: no test split in the registry)
+TRUE_TEST_SPLITS = {"frank": "summac_frank_test", "begin": "begin_test", "dialfact": None, "paws": None,
+                    "vitaminc": "vitaminc_test"}
+
+
+def test_split_status() -> pd.DataFrame:
+    """For each TRUE T12 dataset: the offline test split (data-layer name and status), whether it is
+    training-side material, and whether imported per-example scores exist for it (none do: the peer
+    files cover TRUE's dev sets only)."""
+    import tfc.data
+
+    rows = []
+    for d, name in TRUE_TEST_SPLITS.items():
+        status = "missing"
+        if name is not None:
+            try:
+                status = tfc.data.status(name)
+            except Exception as e:  # noqa: BLE001 - reported in the table
+                status = f"error: {type(e).__name__}"
+        rows.append({"dataset": d, "test_split": name or "-", "status": status,
+                     "training_side": name in ("begin_test", "vitaminc_test"),
+                     "imported_test_scores": False})
+    return pd.DataFrame(rows)
+
+
+def split_half_accuracy(frames: dict, datasets=None, seed: int = 0) -> pd.DataFrame:
+    """How optimistic is tuning the threshold on the evaluation data itself (TRUE T11)?
+
+    Each dataset is split in two label-stratified halves A and B (``seed``). Accuracy on B with the
+    threshold tuned on B itself (``self_tuned``) is compared with accuracy on B at the threshold tuned
+    on A (``dev_tuned``: the T12 / SummaC protocol). Returns ``row, column, self_tuned, dev_tuned,
+    gap`` (accuracy x100; gap = self - dev) and the balanced accuracies.
+    """
+    rows = []
+    for m, d, y, s, _ in per_dataset(frames, datasets):
+        rng = np.random.default_rng(seed)
+        a = np.zeros(y.size, bool)
+        for cls in (0, 1):
+            idx = np.flatnonzero(y == cls)
+            a[rng.choice(idx, idx.size // 2, replace=False)] = True
+        b = ~a
+        if min(y[a].sum(), (1 - y[a]).sum(), y[b].sum(), (1 - y[b]).sum()) == 0:
+            continue  # a half without both classes (tiny samples): no threshold to tune
+        self_t = tuned_accuracy(y[b], s[b])
+        dev_t = tuned_accuracy(y[a], s[a], y[b], s[b])
+        rows.append({"row": d, "column": m, "self_tuned": 100 * self_t.accuracy, "dev_tuned": 100 * dev_t.accuracy,
+                     "gap": 100 * (self_t.accuracy - dev_t.accuracy),
+                     "self_tuned_balanced": 100 * self_t.balanced_accuracy,
+                     "dev_tuned_balanced": 100 * dev_t.balanced_accuracy, "n_half": int(b.sum())})
+    return pd.DataFrame(rows)
+
+
+def pairwise_diff_table(frames: dict, a: str, b: str, datasets=None, n: int = DEFAULT_N, seed: int = 0,
+                        alpha: float = 0.05) -> pd.DataFrame:
+    """Paired-bootstrap AUC difference ``a - b`` on every dataset (x100): ``row, diff, ci_low,
+    ci_high, p_value, n_examples``, plus the Holm-adjusted p-value over datasets."""
+    from tfc.meta.significance import bootstrap_auc_diff
+
+    fa = _with_labels(frames[a])
+    fb = frames[b][["id", "score"]].rename(columns={"score": "score_b"})
+    j = fa.merge(fb, on="id", how="inner", validate="one_to_one")
+    if len(j) != len(fa) or len(j) != len(frames[b]):
+        raise ValueError(f"{a} and {b} cover different ids ({len(fa)} vs {len(frames[b])}, {len(j)} shared)")
+    ds = dataset_of(j["id"])
+    rows = []
+    for d in (datasets or list(dict.fromkeys(ds))):
+        g = j[ds == d]
+        if g.empty:
+            continue
+        r = bootstrap_auc_diff(g["label"].to_numpy(int), g["score"].to_numpy(float), g["score_b"].to_numpy(float),
+                               n=n, seed=seed, alpha=alpha)
+        rows.append({"row": d, "diff": 100 * r.diff, "ci_low": 100 * r.ci[0], "ci_high": 100 * r.ci[1],
+                     "p_value": r.p_value, "n_examples": int(len(g))})
+    out = pd.DataFrame(rows)
+    if not out.empty:
+        out["p_holm"] = correct_pvalues(out["p_value"].to_numpy(), method="holm")["p_adjusted"].to_numpy()
+    return out
