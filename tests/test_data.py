@@ -91,6 +91,9 @@ def test_sample_is_stratified_deterministic():
 def test_other_sets_counts():
     pol = D.load("summac_polytope")
     assert pol.groupby("split")["label"].agg(["size", "sum"]).loc[["val", "test"]].values.tolist() == [[634, 42], [634, 41]]
+    pa = D.load("summac_polytope_alignscore")
+    assert pa.groupby("split")["label"].sum().loc[["val", "test"]].tolist() == [553, 546]
+    assert (pa["label"] >= pol["label"]).all()          # AlignScore's rule only removes error types
     cgs = D.load("summac_cogensumm")
     assert (len(cgs), int(cgs["label"].sum())) == (400, 312)
     q = D.load("qags_cnndm_scores")

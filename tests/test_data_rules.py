@@ -74,6 +74,9 @@ def test_summeval_label_from_mean():
 
 def test_polytope_and_nli3():
     assert rules.polytope_label([]) == 1 and rules.polytope_label(["Omission"]) == 0
+    assert rules.polytope_alignscore_label(["Omission", "Addition", "Duplication"]) == 1
+    assert rules.polytope_alignscore_label(["Omission", "Inaccuracy_internal"]) == 0
+    assert rules.polytope_alignscore_label(["Positive_Negative_Aspect"]) == 0
     assert rules.nli3("SUPPORTS") == "entailment" and rules.nli3("NOT ENOUGH INFO") == "neutral"
     assert rules.nli3("contradiction") == "contradiction"
     with pytest.raises(ValueError):

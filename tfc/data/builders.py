@@ -288,6 +288,15 @@ def summac_polytope() -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def summac_polytope_alignscore(base: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Polytope with AlignScore's labels (factual errors only); same rows and cuts as SummaC's."""
+    df = (summac_polytope() if base is None else base).copy()
+    df["dataset"] = "summac_polytope_alignscore"
+    df["id"] = df["id"].str.replace("summac_polytope/", "summac_polytope_alignscore/", regex=False)
+    df["label"] = pd.array([rules.polytope_alignscore_label(m["errors"]) for m in df["meta"]], dtype="int64")
+    return df
+
+
 def _frank_annotations() -> pd.DataFrame:
     with open(raw_path("frank/human_annotations.json")) as f:
         ann = pd.DataFrame(json.load(f))

@@ -36,6 +36,12 @@ class DatasetSpec:
 _TRUE_SRC = "google-research/true (CSV as committed in asappresearch/scale-score)"
 
 
+def _load_polytope():
+    import tfc.data
+
+    return tfc.data.load("summac_polytope")  # reuses the cached build
+
+
 def _true_csv_builder(name):
     return lambda: B.true_csv(name)
 
@@ -127,6 +133,14 @@ SPECS: list[DatasetSpec] = [
                 B.summac_polytope, splits=("val", "test"),
                 gaps="AlignScore relabels Polytope (only inaccuracy and positive-negative-aspect errors count); "
                      "this set follows SummaC's original rule."),
+    DatasetSpec("summac_polytope_alignscore", "SummaC", "summarization", "text", "eval",
+                "hddbang/PolyTope via alejorba/AlignScore-summac-benchmark", "not verified",
+                "AlignScore's relabelling: inconsistent only when an intrinsic or extrinsic inaccuracy or a "
+                "positive-negative-aspect error is logged (omission, addition and duplication do not count); "
+                "same rows and val/test cut as summac_polytope.",
+                tuple(f"summac/polytope/Human_Annotation_Summarization_{m}.xlsm" for m in B.POLYTOPE_MODELS),
+                lambda: B.summac_polytope_alignscore(_load_polytope()), splits=("val", "test"),
+                gaps="Use this set for AlignScore Tables 2/9 (PolyTope column)."),
     DatasetSpec("summac_frank", "SummaC", "summarization", "text", "eval", "artidoro/frank (via TRUE's CSV)", "MIT",
                 "Consistent when no sentence carries a majority-confirmed error (labels from TRUE's FRANK CSV; "
                 "SummaC applies the same sentence-majority rule to the sentence annotations).",

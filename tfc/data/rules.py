@@ -114,6 +114,16 @@ def polytope_label(errors: Sequence[str]) -> int:
     return int(len([e for e in errors if not _is_null(e)]) == 0)
 
 
+POLYTOPE_FACTUAL_ERRORS = ("Inaccuracy_internal", "Inaccuracy_external", "Positive_Negative_Aspect")
+
+
+def polytope_alignscore_label(errors: Sequence[str]) -> int:
+    """AlignScore's Polytope relabelling (its App. B.1): only intrinsic/extrinsic inaccuracy and
+    positive-negative-aspect errors make a summary inconsistent; omission, addition, duplication and
+    word-form errors do not."""
+    return int(not any(str(e) in POLYTOPE_FACTUAL_ERRORS for e in errors))
+
+
 # --------------------------------------------------------------------------- NLI label spaces
 NLI3 = ("entailment", "neutral", "contradiction")
 _FEVER_MAP = {"SUPPORTS": "entailment", "REFUTES": "contradiction", "NOT ENOUGH INFO": "neutral",
