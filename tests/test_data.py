@@ -207,3 +207,16 @@ def test_cli_show_and_build():
     res = CliRunner().invoke(data_cli, ["build", "q2", "begin", "summac_factcc"])
     assert res.exit_code == 0, res.output
     assert "q2: 1088 rows; vs TRUE: OK" in res.output and "summac_factcc: unavailable" in res.output
+
+
+def test_true_sets_are_checked_against_label_vector():
+    from tfc.data.builders import check_true_labels
+
+    df = D.load("qags_xsum")
+    assert check_true_labels(df, "qags_xsum") is df
+    bad = df.copy()
+    bad.loc[3, "label"] = 1 - bad.loc[3, "label"]
+    with pytest.raises(D.DataError, match="1 labels differ"):
+        check_true_labels(bad, "qags_xsum")
+    with pytest.raises(D.DataError, match="not TRUE rows"):
+        check_true_labels(bad.assign(id="qags_xsum/dev/999999"), "qags_xsum")

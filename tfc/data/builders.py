@@ -16,6 +16,7 @@ from collections import OrderedDict
 import pandas as pd
 
 from tfc.data import rules
+from tfc.data.errors import DataError
 from tfc.data.manifest import raw_path
 
 SCHEMA = ["id", "dataset", "split", "grounding", "generated", "label", "meta"]
@@ -69,6 +70,19 @@ def true_label_vector(name: str) -> list[int]:
     return [int(x) for x in _VECTORS[TRUE_VECTOR_KEY[name]]]
 
 
+def check_true_labels(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Raise :class:`DataError` unless ``df``'s labels equal TRUE's label vector at the same ids."""
+    vec = true_labels(name).set_index("id")["label"]
+    unknown = set(df["id"]) - set(vec.index)
+    if unknown:
+        raise DataError(f"{name}: {len(unknown)} ids are not TRUE rows, e.g. {sorted(unknown)[0]}")
+    bad = int((vec.loc[df["id"]].to_numpy() != df["label"].to_numpy()).sum())
+    if bad:
+        raise DataError(f"{name}: {bad} labels differ from TRUE's label vector "
+                        "(true/true_label_vectors_from_scale_score.json); refusing to return the set")
+    return df
+
+
 def true_labels(name: str) -> pd.DataFrame:
     vec = true_label_vector(name)
     return pd.DataFrame({"id": [f"{name}/dev/{i:06d}" for i in range(len(vec))], "label": vec})
@@ -81,8 +95,7 @@ def true_csv(name: str) -> pd.DataFrame:
     extra_cols = [c for c in raw.columns if c not in ("Unnamed: 0", "grounding", "generated_text", "label")]
     meta = raw[extra_cols].to_dict("records") if extra_cols else None
     df = frame(name, "dev", raw["grounding"], raw["generated_text"], raw["label"].astype(int), meta)
-    df.attrs["source"] = f"true/{name}.csv"
-    return df
+    return check_true_labels(df, name)
 
 
 def crosscheck_true(built: pd.DataFrame, name: str) -> dict:
@@ -117,7 +130,8 @@ def qags(name: str) -> pd.DataFrame:
         lab.append(rules.qags_summary_label(votes))
         score.append(rules.qags_summary_score(votes))
         meta.append({"n_sentences": len(sents), "sentence_labels": [rules.qags_sentence_consistent(v) for v in votes]})
-    return frame(name, "dev", [r["article"] for r in recs], gen, lab, meta, human_score=score)
+    df = frame(name, "dev", [r["article"] for r in recs], gen, lab, meta, human_score=score)
+    return check_true_labels(df, name)
 
 
 def qags_scores(name: str) -> pd.DataFrame:
@@ -140,7 +154,7 @@ def q2() -> pd.DataFrame:
             lab.append(rules.q2_label(getattr(row, f"{model}_label")))
             meta.append({"model": model, "episode_idx": int(row.episode_idx), "round": int(row.round),
                          "topic": row.topic, "message": row.message})
-    return frame("q2", "dev", g, r, lab, meta)
+    return check_true_labels(frame("q2", "dev", g, r, lab, meta), "q2")
 
 
 def q2_paper() -> pd.DataFrame:
@@ -166,7 +180,7 @@ def _begin(rel: str, name: str, split: str) -> pd.DataFrame:
 
 
 def begin() -> pd.DataFrame:
-    return _begin("begin/dev_05_24_21.tsv", "begin", "dev")
+    return check_true_labels(_begin("begin/dev_05_24_21.tsv", "begin", "dev"), "begin")
 
 
 def begin_test() -> pd.DataFrame:
@@ -208,7 +222,7 @@ def mnbm() -> pd.DataFrame:
         r.append(summary)
         lab.append(rules.mnbm_label(p["rows"]))
         meta.append({"bbcid": bbcid, "model": system, "true_row": i})
-    return frame("mnbm", "dev", g, r, lab, meta, ids=ids)
+    return check_true_labels(frame("mnbm", "dev", g, r, lab, meta, ids=ids), "mnbm")
 
 
 def mnbm_missing() -> pd.DataFrame:
