@@ -1,0 +1,236 @@
+"""Scorer protocol, registry, lexical values, NLI/SummaC on a tiny random BERT loaded through the real path."""
+import numpy as np
+import pytest
+
+import tfc.scorers as S
+from tfc.models import LabelOrderError
+from tfc.models.tiny import make_tiny_classifier
+
+G = ["the cat sat on the mat. the dog ran to the house.",
+     "the president said the company won the game. the team lost two games in the first year.",
+     "police said three people walked to the court."]
+H = ["the cat sat.", "the team won the game. the company said no.", "the police ran."]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return str(make_tiny_classifier(tmp_path_factory.mktemp("tiny_nli"), seed=1))
+
+
+# --- registry and protocol ------------------------------------------------------------------
+def test_registry_names_and_errors():
+    for n in ("f1", "rouge1", "rouge2", "rougeL", "bleu4", "bertscore", "nli", "summac-zs", "summac-conv", "ensemble"):
+        assert n in S.names()
+    with pytest.raises(KeyError):
+        S.get("nope")
+    with pytest.raises(NotImplementedError):
+        S.get("alignscore")
+    with pytest.raises(TypeError):
+        S.get("f1", no_such_field=1)
+    with pytest.raises(KeyError):
+        S.get("f1", preset="nope")
+
+
+def test_signature_stable_and_ignores_runtime_fields(tiny):
+    a = S.get("nli", checkpoint=tiny)
+    assert a.signature == S.get("nli", checkpoint=tiny).signature
+    assert a.signature == S.get("nli", checkpoint=tiny, batch_size=3, device="cpu").signature
+    assert a.signature != S.get("nli", checkpoint=tiny, dtype="bfloat16").signature
+    assert a.signature != S.get("nli", checkpoint=tiny, mode="sentence").signature
+    assert a.signature.startswith("nli.")
+    assert S.get("bleu4").signature != S.get("bleu4", preset="improved").signature
+
+
+@pytest.mark.parametrize("g,h,exc", [
+    (["a", "b"], ["a"], ValueError),
+    (["a", None], ["a", "b"], TypeError),
+    (["a", 3], ["a", "b"], TypeError),
+    ("abc", "abc", TypeError),
+])
+def test_bad_input(g, h, exc):
+    with pytest.raises(exc):
+        S.get("f1").score(g, h, progress=False)
+
+
+def test_empty_strings_get_documented_score(tiny):
+    s = S.get("rougeL")
+    out = s.score(["", "the cat", "the cat"], ["the cat", "  ", "the cat"], progress=False)
+    assert out[0] == s.empty_score == 0.0 and out[1] == 0.0 and out[2] == 1.0
+    z = S.get("summac-zs", checkpoint=tiny)
+    assert z.score([""], ["x"], progress=False)[0] == -1.0   # lower end of [-1, 1]; no model call
+    assert not z._loaded
+
+
+# --- lexical, hand-checked ------------------------------------------------------------------
+def test_lexical_hand_checked():
+    g, h = ["The cat sat on the mat."], ["A cat sat."]
+    # SQuAD normalisation drops articles/punctuation: ref {cat sat on mat}, cand {cat sat}
+    assert S.get("f1").score(g, h, progress=False)[0] == pytest.approx(2 / 3)
+    assert S.get("f1", component="precision").score(g, h, progress=False)[0] == pytest.approx(1.0)
+    g2, h2 = ["the cat sat on the mat"], ["the cat sat"]
+    assert S.get("rougeL").score(g2, h2, progress=False)[0] == pytest.approx(2 / 3)        # LCS 3: P 1, R .5
+    assert S.get("rougeL", component="recall").score(g2, h2, progress=False)[0] == pytest.approx(0.5)
+    assert S.get("rouge1").score(g2, h2, progress=False)[0] == pytest.approx(2 / 3)
+    assert S.get("rouge2").score(g2, h2, progress=False)[0] == pytest.approx(2 * 0.4 / 1.4)  # 2 of 5 bigrams
+    b = S.get("bleu4")
+    assert b.score(g2, ["the cat sat on the mat"], progress=False)[0] == pytest.approx(1.0)
+    assert b.score(g2, ["dogs bark loudly today"], progress=False)[0] == 0.0
+    # reference side: the grounding is the reference (precision of the candidate is 1 here)
+    assert S.get("rougeL", component="precision").score(g2, h2, progress=False)[0] == pytest.approx(1.0)
+
+
+# --- NLI on a tiny random model ---------------------------------------------------------------
+def test_nli_batch_and_order_invariance(tiny):
+    s = S.get("nli", checkpoint=tiny)
+    a = s.score(G, H, batch_size=1, progress=False)
+    b = s.score(G, H, batch_size=2, progress=False)
+    c = s.score(G, H, batch_size=64, progress=False)
+    assert np.abs(a - b).max() < 1e-5 and np.abs(a - c).max() < 1e-5
+    assert ((a >= 0) & (a <= 1)).all() and np.ptp(a) > 1e-4   # not a constant
+    perm = [2, 0, 1]
+    d = s.score([G[i] for i in perm], [H[i] for i in perm], batch_size=2, progress=False)
+    assert np.abs(d - a[perm]).max() < 1e-5
+
+
+def test_nli_attention_mask_always_passed(tiny):
+    s = S.get("nli", checkpoint=tiny).load()
+    seen = []
+    orig = s.engine.model.forward
+
+    def spy(*args, **kw):
+        seen.append("attention_mask" in kw and kw["attention_mask"] is not None)
+        return orig(*args, **kw)
+
+    s.engine.model.forward = spy
+    s.score(G, H, batch_size=2, progress=False)
+    assert seen and all(seen)
+
+
+def test_label_order_assertion_and_override(tmp_path):
+    shuffled = make_tiny_classifier(tmp_path / "shuf", id2label={0: "contradiction", 1: "entailment", 2: "neutral"})
+    with pytest.raises(LabelOrderError):
+        S.get("nli", checkpoint=str(shuffled), label_names=("entailment", "neutral", "contradiction")).score(
+            ["a"], ["b"], progress=False)
+    # without an expectation, the order is read from id2label: entailment is index 1
+    s = S.get("nli", checkpoint=str(shuffled)).load()
+    assert s.engine.i_ent == 1 and s.engine.i_con == 0
+    generic = make_tiny_classifier(tmp_path / "gen", id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(LabelOrderError):
+        S.get("nli", checkpoint=str(generic)).score(["a"], ["b"], progress=False)
+    s = S.get("nli", checkpoint=str(generic), label_names=("neutral", "contradiction", "entailment")).load()
+    assert s.engine.i_ent == 2
+
+
+def test_nli_document_mode_chunks_long_grounding(tiny):
+    long_g = " ".join(G[1:2] * 12)   # far over the tiny model's 128 positions
+    s = S.get("nli", checkpoint=tiny)
+    out = s.score([long_g], [H[1]], progress=False)
+    aux = s.last_aux()
+    assert aux["aux_n_chunks"][0] > 1 and not aux["aux_hyp_truncated"][0]
+    assert 0 <= out[0] <= 1
+    sent = S.get("nli", checkpoint=tiny, mode="sentence", aggregation="min")
+    v = sent.score([long_g], [H[1]], progress=False)[0]
+    assert 0 <= v <= 1
+
+
+def test_nli_missing_checkpoint():
+    with pytest.raises(FileNotFoundError):
+        S.get("nli", checkpoint="./does-not-exist").score(["a"], ["b"], progress=False)
+
+
+# --- SummaC ------------------------------------------------------------------------------------
+def test_summac_zs_invariance_and_dedup(tiny):
+    z = S.get("summac-zs", checkpoint=tiny)
+    a = z.score(G, H, batch_size=1, progress=False)
+    b = z.score(G, H, batch_size=5, progress=False)
+    assert np.abs(a - b).max() < 1e-5
+    assert ((a >= -1) & (a <= 1)).all()
+    # repeated sentence pairs are computed once
+    rows = []
+    orig = z.engine.model.forward
+
+    def spy(*args, **kw):
+        rows.append(kw["input_ids"].shape[0])
+        return orig(*args, **kw)
+
+    z.engine.model.forward = spy
+    z.score(["the cat sat. the cat sat. the cat sat.", "the cat sat."], ["the cat sat.", "the cat sat."],
+            batch_size=64, progress=False)
+    assert sum(rows) == 1
+
+
+def test_summac_zs_matrix_aggregation(tiny):
+    z = S.get("summac-zs", checkpoint=tiny).load()
+    mats = z.matrices([G[1]], [H[1]])
+    m = mats[0]
+    assert m.shape[:2] == (2, 2)            # 2 grounding sentences x 2 generated sentences
+    e, c = z.engine.i_ent, z.engine.i_con
+    want = (m[:, :, e] - m[:, :, c]).max(axis=0).mean()
+    assert z.score([G[1]], [H[1]], progress=False)[0] == pytest.approx(want, abs=1e-6)
+    doc = S.get("summac-zs", checkpoint=tiny, grounding_granularity="document", generated_granularity="document").load()
+    assert doc.matrices([G[1]], [H[1]])[0].shape[:2] == (1, 1)
+
+
+def test_summac_conv_train_and_score(tiny, tmp_path, monkeypatch, data_dir):
+    from tfc.scorers.summac import train_conv
+
+    meta = train_conv(tiny, ["q2"], str(tmp_path / "conv"), sample=16, epochs=5)
+    assert meta["n_examples"] == 16 and (tmp_path / "conv" / "conv.pt").is_file()
+    s = S.get("summac-conv", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"))
+    out = s.score(G, H, progress=False)
+    assert ((out > 0) & (out < 1)).all()
+    with pytest.raises(ValueError):
+        S.get("summac-conv", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"), n_bins=10).score(
+            G, H, progress=False)
+
+
+# --- ensemble, imported -------------------------------------------------------------------------
+def test_ensemble_range_mean():
+    e = S.get("ensemble", members=("f1", "rougeL"), normalisation="range")
+    g, h = ["The cat sat on the mat."], ["A cat sat."]
+    want = (S.get("f1").score(g, h, progress=False) + S.get("rougeL").score(g, h, progress=False)) / 2
+    assert e.score(g, h, progress=False)[0] == pytest.approx(want[0])
+    with pytest.raises(ValueError):
+        S.get("ensemble", normalisation="rank").score(g, h, progress=False)
+    with pytest.raises(ValueError):
+        S.get("ensemble", members=("f1",), weights=(1.0, 2.0))
+
+
+def test_imported_cannot_score_text():
+    s = S.get("imported:aggrefact/summac_zs")
+    with pytest.raises(TypeError, match="arbitrary text"):
+        s.score(["a"], ["b"])
+    with pytest.raises(ValueError):
+        S.get("imported:nometric")
+
+
+# --- dataset level ------------------------------------------------------------------------------
+def test_score_dataset_order_cache_and_auc(data_dir, tmp_cache):
+    full = S.score_dataset("f1", "q2", sample=30, seed=1)
+    assert list(full.columns) == ["id", "label", "score"] and len(full) == 30
+    from tfc import data
+
+    ex = data.load("q2", sample=30, seed=1)
+    assert (full["id"].to_numpy() == ex["id"].to_numpy()).all()
+    want = S.get("f1").score(ex["grounding"], ex["generated"], progress=False)
+    assert np.allclose(full["score"], want)
+    from tfc.cache import load_scores
+
+    cached = load_scores("f1", "q2")
+    assert len(cached) == 30 and set(cached["id"]) == set(ex["id"])
+    t = S.auc_table(["f1"], ["q2"], sample=30, seed=1)
+    assert t.loc[0, "row"] == "q2" and 0 <= t.loc[0, "value"] <= 1
+
+
+def test_cli_score(data_dir, tmp_cache, tiny):
+    from click.testing import CliRunner
+
+    from tfc.cli import main
+
+    r = CliRunner().invoke(main, ["score", "-s", "rougeL", "-d", "q2", "--sample", "12", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "ROC AUC" in r.output
+    r = CliRunner().invoke(main, ["score", "-s", "nli", "-d", "q2", "-c", tiny, "--sample", "6", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["score", "-s", "nope", "-d", "q2"])
+    assert r.exit_code != 0 and "unknown scorer" in r.output
