@@ -59,7 +59,7 @@ def toy_frame(n_per_task=16, tasks=("3way", "bin", "reg")):
 
 def cfg_for(base, **kw):
     args = dict(name="tiny", base=base, max_length=32, batch_size=8, lr=1e-2, warmup_ratio=0.0,
-                max_steps=30, seed=7, log_every=5, num_threads=1)
+                max_steps=30, seed=7, log_every=5, num_threads=1, length_pool=1)
     args.update(kw)
     return core.TrainConfig(**args)
 
@@ -178,6 +178,21 @@ def test_max_minutes_stops_and_saves(tiny_base, tmp_path):
     assert (res.out_dir / "model.safetensors").is_file()
 
 
+def test_length_grouped_batches_cover_each_row_once_per_epoch(tiny_base, monkeypatch):
+    """With length grouping every row is still seen exactly once per epoch."""
+    seen = []
+    orig = core._encode
+
+    def spy(tokenizer, a, b, max_length, device):
+        seen.extend(zip(a, b))
+        return orig(tokenizer, a, b, max_length, device)
+
+    monkeypatch.setattr(core, "_encode", spy)
+    df = toy_frame(16).assign(text_a=lambda d: d.text_a + " " + pd.Series(["x " * i for i in range(48)]))
+    core.train(df, cfg_for(tiny_base, max_steps=6, length_pool=3), out_dir=False, progress=False)
+    assert sorted(seen) == sorted(zip(df.text_a, df.text_b))  # 6 steps x 8 = 48 rows = one epoch
+
+
 def test_dev_eval_split(tiny_base):
     res = core.train(toy_frame(20), cfg_for(tiny_base, max_steps=2, eval_rows=4), out_dir=False,
                      progress=False)
@@ -276,3 +291,29 @@ def test_score_aggregates_pair_scores(trained):
                 agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
                 assert got[i] == pytest.approx(agg(mat), abs=1e-5)
     assert m.score(ctx, claim).shape == (2,)
+
+
+def test_fp16_checkpoint_loads_as_float32(trained, tmp_path):
+    import shutil
+
+    d = tmp_path / "half"
+    shutil.copytree(trained.out_dir, d)
+    assert core.convert_checkpoint_dtype(d, "fp16") == ["model.safetensors", core.HEADS_FILE]
+    assert (d / "model.safetensors").stat().st_size < 0.6 * (trained.out_dir / "model.safetensors").stat().st_size
+    full, half = load_alignscore_model(trained.out_dir), load_alignscore_model(d)
+    assert next(half.model.parameters()).dtype == torch.float32
+    a, b = ["the cat sat on the mat ."], ["the cat sat ."]
+    for h in ("3way", "bin", "reg"):
+        np.testing.assert_allclose(half.pair_scores(a, b, head=h), full.pair_scores(a, b, head=h), atol=5e-3)
+    with pytest.raises(ValueError, match="dtype"):
+        core.convert_checkpoint_dtype(d, "int8")
+
+
+def test_cli_commands_registered():
+    from click.testing import CliRunner
+
+    from tfc.train.cli import train as group
+
+    assert {"nli", "alignscore", "convert"} <= set(group.commands)
+    res = CliRunner().invoke(group, ["alignscore", "--help"])
+    assert res.exit_code == 0 and "--max-minutes" in res.output and "--save-dtype" in res.output

@@ -1,0 +1,104 @@
+"""Training-throughput probe for the in-house checkpoints (MiniLM-L6, three heads) on this machine.
+
+For each (max_length, batch_size) it times a few optimizer steps of :mod:`tfc.train.core` (the real
+model, loss and optimizer) on synthetic text pairs padded to the full max length (the worst case:
+real pairs are often shorter, and batches are padded only to their longest pair), after one warm-up
+step. Prints a table and writes ``benchmarks/results/train_throughput.json``.
+
+    .venv/bin/python benchmarks/bench_train.py [--lengths 128 256] [--batches 8 16 32] [--steps 3] [--device cpu]
+
+Budget: about 2 minutes on the 2-core CPU with the defaults.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def probe(length: int, batch: int, steps: int, device: str, base: str) -> dict:
+    import torch
+
+    from tfc.train.core import TASKS, _encode, _loss, build_model
+
+    torch.manual_seed(0)
+    model, tok = build_model(base, TASKS)
+    model.to(device).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    words = ("the quick brown fox jumps over the lazy dog while a cat watches from the warm window " * 40).split()
+    a = [" ".join(words[i % 7:]) for i in range(batch)]  # long enough to fill any max_length
+    b = [" ".join(words[:20])] * batch
+    codes = torch.tensor([i % 3 for i in range(batch)], device=device)
+    labels = torch.tensor([float(i % 2) for i in range(batch)], device=device)
+    enc = _encode(tok, a, b, length, device)
+    assert enc["input_ids"].shape[1] == length, enc["input_ids"].shape
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda")
+                else torch.autocast("cpu", enabled=False))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with autocast:
+            out = model(**enc)
+        loss, _ = _loss(out, codes, labels, {})
+        loss.backward()
+        opt.step()
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    step()  # warm-up
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    dt = (time.perf_counter() - t) / steps
+    return {"max_length": length, "batch_size": batch, "seconds_per_step": round(dt, 3),
+            "examples_per_second": round(batch / dt, 2)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lengths", type=int, nargs="+", default=[128, 256])
+    ap.add_argument("--batches", type=int, nargs="+", default=[8, 16, 32])
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--base", default="minilm")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "train_throughput.json"))
+    args = ap.parse_args(argv)
+
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    rows = []
+    t0 = time.time()
+    for length in args.lengths:
+        for batch in args.batches:
+            r = probe(length, batch, args.steps, args.device, args.base)
+            rows.append(r)
+            print(f"max_length {length:4d}  batch {batch:3d}  {r['seconds_per_step']:7.3f} s/step  "
+                  f"{r['examples_per_second']:8.2f} examples/s", flush=True)
+    try:
+        load = os.getloadavg()
+    except OSError:  # pragma: no cover
+        load = None
+    dev = (torch.cuda.get_device_name(0) if args.device.startswith("cuda")
+           else f"cpu {platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads")
+    result = {"device": dev, "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
+              "padding": "every pair padded/truncated to max_length (worst case)",
+              "load_average_at_end": load, "wall_seconds": round(time.time() - t0, 1),
+              "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

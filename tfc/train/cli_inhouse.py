@@ -1,0 +1,99 @@
+"""``tfc train nli|alignscore|convert``: the in-house checkpoints (written to ``tfc.config.artifacts_dir()/<name>``).
+
+The commands are attached to the ``tfc train`` group of :mod:`tfc.train.cli` by :func:`register`, so that
+this module and the group's other sub-commands can change independently.
+"""
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def _common(f):
+    opts = [
+        click.option("--base", default="minilm", show_default=True,
+                     help="base encoder: 'minilm', 'mpnet', a local HF directory or a hub id"),
+        click.option("--max-minutes", type=float, default=None, help="stop cleanly (and save) after this time"),
+        click.option("--max-steps", type=int, default=None, help="optimizer steps (default from the model's config)"),
+        click.option("--batch-size", type=int, default=None),
+        click.option("--grad-accum", type=int, default=None),
+        click.option("--max-length", type=int, default=None),
+        click.option("--lr", type=float, default=None),
+        click.option("--device", default=None, help="cpu or cuda (default: TFC_DEVICE, else cuda if present)"),
+        click.option("--seed", type=int, default=None),
+        click.option("--threads", type=int, default=None, help="torch CPU threads"),
+        click.option("--sample", type=int, default=None, help="rows per source (smoke runs)"),
+        click.option("--synthetic", type=int, default=None, help="groundings to make synthetic pairs from"),
+        click.option("--out", type=click.Path(file_okay=False), default=None,
+                     help="output directory (default: <artifacts>/<name>)"),
+        click.option("--name", default=None, help="checkpoint name under the artifacts dir"),
+        click.option("--save-dtype", type=click.Choice(["fp32", "fp16"]), default=None,
+                     help="weights dtype on disk (fp16 for the 64 MiB trip back from a lent GPU)"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max_length, lr, device, seed,
+         threads, sample, synthetic, out, name, save_dtype):
+    from tfc import config
+    from tfc.train.core import train as run_train
+    from tfc.train.mix import build_mix
+
+    cfg = module.default_config(base=base, max_minutes=max_minutes, max_steps=max_steps, batch_size=batch_size,
+                                grad_accum=grad_accum, max_length=max_length, lr=lr,
+                                device=device or config.default_device(), seed=seed, num_threads=threads,
+                                name=name, save_dtype=save_dtype)
+    kw = {"sample": sample}
+    if kind == "alignscore" and synthetic is not None:
+        kw["synthetic"] = synthetic
+    click.echo(f"building the {kind} mix (leakage filter{' + synthetic pairs' if kind == 'alignscore' else ''}) ...")
+    df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
+    click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"]}))
+    res = run_train(df, cfg, out_dir=out, mix_report=report)
+    s = res.summary
+    click.echo(f"saved {res.out_dir}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "
+               f"{s['examples_per_second']} ex/s, dev {json.dumps(s['dev_eval'])}")
+
+
+@click.command("nli")
+@_common
+def nli_cmd(**kw):
+    """The NLI warm-up model tfc/nli-minilm (3-way head, 3-way sources)."""
+    from tfc.train import nli
+
+    _run(nli, "nli", **kw)
+
+
+@click.command("alignscore")
+@_common
+def alignscore_cmd(**kw):
+    """The AlignScore model tfc/alignscore-minilm (3-way + binary + regression heads, all sources)."""
+    from tfc.train import alignscore
+
+    _run(alignscore, "alignscore", **kw)
+
+
+@click.command("convert")
+@click.argument("checkpoint")
+@click.option("--dtype", type=click.Choice(["fp16", "fp32"]), required=True)
+def convert_cmd(checkpoint, dtype):
+    """Rewrite a checkpoint's weights in fp16 or fp32 in place (CHECKPOINT: a directory or tfc/<name>)."""
+    from tfc.train.alignscore import resolve_checkpoint
+    from tfc.train.core import convert_checkpoint_dtype
+
+    path = resolve_checkpoint(checkpoint)
+    files = convert_checkpoint_dtype(path, dtype)
+    click.echo(f"{path}: {', '.join(files)} -> {dtype}")
+
+
+COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd)
+
+
+def register(group: click.Group) -> click.Group:
+    """Add ``nli``, ``alignscore`` and ``convert`` to a click group (``tfc train``)."""
+    for cmd in COMMANDS:
+        group.add_command(cmd)
+    return group
