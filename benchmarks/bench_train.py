@@ -6,6 +6,7 @@ real pairs are often shorter, and batches are padded only to their longest pair)
 step. Prints a table and writes ``benchmarks/results/train_throughput.json``.
 
     .venv/bin/python benchmarks/bench_train.py [--lengths 128 256] [--batches 8 16 32] [--steps 3] [--device cpu]
+        [--threads N] [--mix-steps N]
 
 Budget: about 2 minutes on the 2-core CPU with the defaults.
 """
@@ -60,6 +61,22 @@ def probe(length: int, batch: int, steps: int, device: str, base: str) -> dict:
             "examples_per_second": round(batch / dt, 2)}
 
 
+def probe_mix(steps: int, batch: int, length: int, device: str, base: str, length_pool: int,
+              threads: int | None) -> dict:
+    """Real training (tfc.train.core.train) on a seeded sample of the real AlignScore mix."""
+    from tfc.train.core import TrainConfig, train
+    from tfc.train.mix import build_mix
+
+    df, _ = build_mix("alignscore", sample=300, synthetic=300, seed=0)
+    cfg = TrainConfig(name="bench", base=base, max_length=length, batch_size=batch, max_steps=steps, device=device,
+                      length_pool=length_pool, num_threads=threads, eval_rows=0, seed=0)
+    res = train(df, cfg, out_dir=False, progress=False)
+    s = res.summary
+    return {"mode": "real mix sample", "max_length": length, "batch_size": batch, "length_pool": length_pool,
+            "steps": s["steps"], "seconds_per_step": round(s["train_seconds"] / s["steps"], 3),
+            "examples_per_second": s["examples_per_second"], "mix_rows": s["mix"]["rows"]}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[128, 256])
@@ -69,6 +86,10 @@ def main(argv=None):
     ap.add_argument("--base", default="minilm")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "train_throughput.json"))
+    ap.add_argument("--mix-steps", type=int, default=0,
+                    help="also time this many real training steps on a sample of the real mix "
+                         "(batch = first of --batches, max length = last of --lengths), with and without "
+                         "length grouping")
     args = ap.parse_args(argv)
 
     import torch
@@ -83,6 +104,14 @@ def main(argv=None):
             rows.append(r)
             print(f"max_length {length:4d}  batch {batch:3d}  {r['seconds_per_step']:7.3f} s/step  "
                   f"{r['examples_per_second']:8.2f} examples/s", flush=True)
+    mix_rows = []
+    if args.mix_steps:
+        for pool in (8, 1):
+            r = probe_mix(args.mix_steps, args.batches[0], args.lengths[-1], args.device, args.base, pool,
+                          args.threads)
+            mix_rows.append(r)
+            print(f"real mix  max_length {r['max_length']}  batch {r['batch_size']}  length_pool {pool}  "
+                  f"{r['seconds_per_step']:7.3f} s/step  {r['examples_per_second']:8.2f} examples/s", flush=True)
     try:
         load = os.getloadavg()
     except OSError:  # pragma: no cover
@@ -92,7 +121,8 @@ def main(argv=None):
     result = {"device": dev, "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
               "padding": "every pair padded/truncated to max_length (worst case)",
               "load_average_at_end": load, "wall_seconds": round(time.time() - t0, 1),
-              "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows}
+              "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows,
+              "real_mix_rows": mix_rows}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")

@@ -77,6 +77,16 @@ def test_leakage_filter_is_applied(data_dir):
     assert len(rep["sha256"]) == 64
 
 
+def test_blank_texts_dropped_and_reported():
+    nli = data_frame("fever_adversarial", [("", "A claim.", 0), ("Evidence.", "Claim.", 1), ("Ev.", "  ", 1)],
+                     label3=["contradiction", "entailment", "entailment"])
+    ident = lambda srcs, **kw: (srcs[0], pd.DataFrame([{"source": "x", "n_in": len(srcs[0]), "removed_exact": 0,
+                                                         "removed_near": 0, "n_out": len(srcs[0])}]))
+    frame, rep = M.build_mix(kind="nli", sources={"3way": [nli]}, training_mix=ident)
+    assert frame["text_a"].tolist() == ["Evidence."]
+    assert rep["dropped_empty_text"] == {"fever_adversarial": 2}
+
+
 # --- synthetic pairs ---------------------------------------------------------------------------------
 
 spacy = pytest.importorskip("spacy")

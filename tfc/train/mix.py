@@ -79,6 +79,15 @@ def cast_regression(df: pd.DataFrame, column: str = "relatedness", lo: float = R
                          "label": ((v - lo) / (hi - lo)).values, "source": (_source_names(df) + "_relatedness").values})
 
 
+def drop_empty(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Remove pairs with a blank premise or hypothesis (e.g. 2 FEVER-adversarial rows have no evidence);
+    returns the kept rows and ``{source: rows removed}`` for the report."""
+    blank = ~(frame["text_a"].map(lambda t: isinstance(t, str) and bool(t.strip()))
+              & frame["text_b"].map(lambda t: isinstance(t, str) and bool(t.strip())))
+    counts = {str(k): int(v) for k, v in frame.loc[blank, "source"].value_counts().sort_index().items()}
+    return frame.loc[~blank].reset_index(drop=True), counts
+
+
 def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 10000, sample: int | None = None,
               eval_sets: list[str] | None = None, sources: dict | None = None, training_mix=None,
               progress: bool = False) -> tuple[pd.DataFrame, dict]:
@@ -92,8 +101,8 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
     :func:`tfc.data.training_mix`).
 
     The report: ``leakage`` (per source: rows in, removed exact / near, rows out), ``removed_total``,
-    ``rows`` (per source and label space, with hashes), ``synthetic`` (rows per transformation), and
-    ``sha256`` of the whole frame.
+    ``rows`` (per source and label space, with hashes), ``dropped_empty_text`` (pairs with a blank side,
+    per source), ``synthetic`` (rows per transformation), and ``sha256`` of the whole frame.
     """
     if kind not in ("alignscore", "nli"):
         raise ValueError(f"kind must be 'alignscore' or 'nli'; got {kind!r}")
@@ -131,6 +140,7 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
                 parts.append(cast(df))
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=["text_a", "text_b", "task", "label", "source"])
+    frame, dropped_empty = drop_empty(frame)
 
     syn_report = {}
     if kind == "alignscore" and synthetic:
@@ -155,6 +165,7 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
         "removed_total": int(leak[["removed_exact", "removed_near"]].to_numpy().sum()) if len(leak) else 0,
         "rows": mix_table(frame).to_dict("records") if len(frame) else [],
         "rows_by_task": frame["task"].value_counts().sort_index().to_dict() if len(frame) else {},
+        "dropped_empty_text": dropped_empty,
         "synthetic": syn_report,
         "sha256": frame_sha256(frame) if len(frame) else None,
     }
