@@ -158,7 +158,7 @@ def verify(data_dir: Path | None = None, only: str | None = None) -> pd.DataFram
 @dataclass
 class FetchResult:
     path: str
-    status: str  # fetched | present | skipped-derived | failed
+    status: str  # fetched | present | skipped-derived | skipped-local | failed
     detail: str = ""
 
 
@@ -188,8 +188,9 @@ def fetch(dest: Path | None = None, url_template: str = DEFAULT_URL_TEMPLATE, on
             out.append(FetchResult(rel, "present"))
             continue
         url = upstream_url(entry, url_template)
-        if url is None:
-            out.append(FetchResult(rel, "skipped-derived", entry["upstream_path"]))
+        if url is None:  # derived files are rebuilt from other mirror files; SOURCE.txt notes are local
+            status = "skipped-derived" if entry["repo"] == "derived" else "skipped-local"
+            out.append(FetchResult(rel, status, entry["upstream_path"]))
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".fetch-")
