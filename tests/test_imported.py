@@ -55,6 +55,7 @@ def test_keyed_sources_join(data_dir):
     assert d["score"].isna().sum() == d.attrs["alignment"]["n_nan_scores"] > 0
     m = imported.load("maynez", "entailment", "mnbm")
     assert len(m) == 2500 and m.attrs["alignment"]["n_joined"] == 1992   # Gold summaries unscored
+    assert m.attrs["alignment"]["faithful_label_auc"] > 0.95               # system mapping verified
     keys = imported.mnbm_keys()
     assert (keys.loc[list(imported.MNBM_MISSING_POSITIONS), "bbcid"] == imported.MNBM_MISSING_BBCID).all()
 

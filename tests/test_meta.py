@@ -320,3 +320,25 @@ def test_sample_ids_stratified():
     sub = fr["a"][fr["a"]["id"].isin(keep)]
     per = sub.groupby(tables.dataset_of(sub["id"]))["label"].agg(["size", "min", "max"])
     assert (per["size"] == 10).all() and (per["min"] == 0).all() and (per["max"] == 1).all()
+
+
+def test_pairwise_split_half_and_binned_tables():
+    fr = _frames()
+    pw = tables.pairwise_diff_table(fr, "a", "b", n=100)
+    assert len(pw) == 9 and (pw["diff"] > 0).all() and (pw["ci_low"] <= pw["diff"]).all() and "p_holm" in pw
+    with pytest.raises(ValueError, match="different ids"):
+        tables.pairwise_diff_table({"a": fr["a"], "b": fr["b"].iloc[:-1]}, "a", "b", n=10)
+    half = tables.split_half_accuracy(fr, seed=0)
+    assert len(half) == 18 and np.allclose(half["gap"], half["self_tuned"] - half["dev_tuned"])
+    feats = pd.DataFrame({"id": fr["a"]["id"], "grounding_words": np.arange(len(fr["a"])) % 600,
+                          "novel_unigram_pct": np.r_[np.nan, np.linspace(0, 100, len(fr["a"]) - 1)]})
+    t = tables.binned_auc_table(fr, feats, "grounding_words", bins.LENGTH_EDGES, n_per_bin=50, seed=0)
+    assert set(t["metric"]) == {"a", "b"} and (t["n"] <= 50).all()
+    t2 = tables.binned_auc_table(fr, feats, "novel_unigram_pct", bins.ABSTRACTIVENESS_EDGES)
+    assert t2.attrs["n_nan"] == 1 and t2.groupby("metric")["n"].sum().tolist() == [len(feats) - 1] * 2
+
+
+def test_text_features_on_real_data(data_dir):
+    f = tables.text_features(["qags_xsum"], sample=20, seed=0)
+    assert len(f) == 20 and (f["grounding_words"] > f["generated_words"]).mean() > 0.9
+    assert f["novel_unigram_pct"].between(0, 100).all()

@@ -50,6 +50,7 @@ MNBM_MISSING_POSITIONS = (146, 587, 1134, 1953, 2127)
 MNBM_MISSING_BBCID = 12620805
 # Maynez system names -> MNBM model names (checked by the label agreement in alignment_report)
 MAYNEZ_SYSTEMS = {"ptgen": "PtGen", "tconvs2s": "TConvS2S", "bert_nockpt": "TranS2S", "bert_withckpt": "BERTS2S"}
+MAYNEZ_MIN_FAITHFUL_AUC = 0.9
 FRANK_METRICS = {"rouge_1": "Rouge 1", "rouge_2": "Rouge 2", "rouge_l": "Rouge L", "bleu": "Bleu",
                  "meteor": "Meteor", "bertscore_p": "BertScore P", "bertscore_r": "BertScore R",
                  "bertscore_f1": "BertScore F1", "bertscore_p_art": "BertScore P Art",
@@ -135,11 +136,15 @@ def sources() -> list[Source]:
     fprov = _folder_provenance("frank", "baseline_factuality_metrics_outputs.json")
     for metric, col in FRANK_METRICS.items():
         out.append(Source("frank_baselines", metric, "frank/baseline_factuality_metrics_outputs.json", ("frank",),
-                          f"FRANK baseline output '{col}' (valid split joined to TRUE-FRANK)", fprov))
+                          f"FRANK baseline output '{col}' (valid split joined to TRUE-FRANK; "
+                          + ("against the article)" if col.endswith("Art") or metric in ("factcc", "feqa", "dae", "qags")
+                             else "against the reference summary)"), fprov))
     mprov = _folder_provenance("xsum_hallucination_annotations", "eval_scores_xsum_summaries.csv")
     for metric, col in MAYNEZ_METRICS.items():
         out.append(Source("maynez", metric, "xsum_hallucination_annotations/eval_scores_xsum_summaries.csv",
-                          ("mnbm",), f"Maynez et al. metric '{col}' (4 systems, no Gold summaries)", mprov))
+                          ("mnbm",), f"Maynez et al. metric '{col}' (4 systems, no Gold summaries; "
+                          + ("against the document)" if metric == "entailment" else "against the reference summary)"),
+                          mprov))
     return out
 
 
@@ -257,9 +262,11 @@ def load(source: str, metric: str, dataset: str, *, strict: bool = True) -> pd.D
         rep = _align_report(src.name, dataset, y, file_labels, scores, n_joined)
         rep["ok"] = rep["ok"] and n_joined == y.size
     else:
-        scores, file_labels, n_joined = _maynez_scores(metric)
+        scores, file_labels, n_joined, faithful_auc = _maynez_scores(metric)
         rep = _align_report(src.name, dataset, y, None, scores, n_joined)
         rep["n_unscored"] = int(np.isnan(scores).sum())
+        rep["faithful_label_auc"] = round(faithful_auc, 4)
+        rep["ok"] = rep["ok"] and faithful_auc > MAYNEZ_MIN_FAITHFUL_AUC
     if not rep["ok"]:
         if strict:
             raise AlignmentError(f"{src.name} on {dataset}: scores do not align with the gold labels: {rep}", rep)
@@ -311,8 +318,14 @@ def _maynez_scores(metric: str):
     raw["key"] = raw["system_bbcid"].str.rsplit("_", n=1).str[1] + "|" + sysname.map(MAYNEZ_SYSTEMS)
     keys = mnbm_keys()
     keys["key"] = keys["bbcid"].astype(str) + "|" + keys["model"]
-    j = keys.merge(raw[["key", MAYNEZ_METRICS[metric]]], on="key", how="left", indicator=True)
-    return j[MAYNEZ_METRICS[metric]].to_numpy(float), None, int((j["_merge"] == "both").sum())
+    j = keys.merge(raw[["key", MAYNEZ_METRICS[metric], "Faithful"]], on="key", how="left", indicator=True)
+    # join check: Maynez's human "Faithful" score must rank TRUE's MNBM labels almost perfectly if the
+    # (system -> model) mapping is right (0.96 with it; 0.82 with bert_withckpt/bert_nockpt swapped)
+    ok = j["Faithful"].notna() & j["label"].notna()
+    from tfc.meta.binary import roc_auc
+
+    check = roc_auc(j.loc[ok, "label"].astype(int), j.loc[ok, "Faithful"])
+    return j[MAYNEZ_METRICS[metric]].to_numpy(float), None, int((j["_merge"] == "both").sum()), check
 
 
 def alignment_report() -> pd.DataFrame:

@@ -82,7 +82,8 @@ def assign_bins(values, edges) -> np.ndarray:
 
 def bin_labels(edges) -> list[str]:
     e = list(edges)
-    return [f"[{e[i]:g}, {e[i + 1]:g})" if i < len(e) - 2 else f"[{e[i]:g}, {e[i + 1]:g}]" for i in range(len(e) - 1)]
+    last_close = ")" if np.isinf(e[-1]) else "]"
+    return [f"[{e[i]:g}, {e[i + 1]:g}" + (")" if i < len(e) - 2 else last_close) for i in range(len(e) - 1)]
 
 
 def binned_auc(labels, scores: dict, values, edges, n_per_bin: int | None = None, seed: int = 0) -> pd.DataFrame:

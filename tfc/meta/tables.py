@@ -336,3 +336,43 @@ def pairwise_diff_table(frames: dict, a: str, b: str, datasets=None, n: int = DE
     if not out.empty:
         out["p_holm"] = correct_pvalues(out["p_value"].to_numpy(), method="holm")["p_adjusted"].to_numpy()
     return out
+
+
+def text_features(datasets=TRUE9, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Per-example text features for the binning analyses, from the data layer (datasets with text):
+    ``id, dataset, grounding_words, generated_words, novel_unigram_pct``."""
+    import tfc.data
+
+    from tfc.meta.bins import count_words, novel_unigram_pct
+
+    parts = []
+    for d in datasets:
+        df = tfc.data.load(d, sample=sample, seed=seed)
+        parts.append(pd.DataFrame({"id": df["id"], "dataset": d,
+                                   "grounding_words": count_words(df["grounding"]),
+                                   "generated_words": count_words(df["generated"]),
+                                   "novel_unigram_pct": novel_unigram_pct(df["grounding"], df["generated"])}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def binned_auc_table(frames: dict, features: pd.DataFrame, by: str, edges, n_per_bin: int | None = None,
+                     seed: int = 0) -> pd.DataFrame:
+    """AUC of every metric per bin of ``features[by]``, all datasets pooled (TRUE Fig. 1, WeCheck Fig. 3).
+
+    Examples are those present in ``features`` and scored by every metric (inner join on id; the
+    number left out is in ``attrs['n_unmatched']``). Rows whose ``by`` value is NaN (e.g. a generated
+    text without words for abstractiveness) are excluded and counted in ``attrs['n_nan']``.
+    """
+    from tfc.meta.bins import binned_auc
+
+    j = features[["id", by]]
+    for m, f in frames.items():
+        j = j.merge(_with_labels(f).rename(columns={"score": m}), on="id", how="inner",
+                    suffixes=("", f"_{m}"))
+    n_unmatched = len(features) - len(j)
+    nan = j[by].isna() | j[list(frames)].isna().any(axis=1)
+    j = j[~nan]
+    out = binned_auc(j["label"].to_numpy(int), {m: j[m].to_numpy(float) for m in frames}, j[by].to_numpy(float),
+                     edges, n_per_bin=n_per_bin, seed=seed)
+    out.attrs["n_unmatched"], out.attrs["n_nan"] = int(n_unmatched), int(nan.sum())
+    return out
