@@ -99,6 +99,23 @@ KEYS: dict[str, str] = {
     "true_abs_n_nan": "examples without a word in the generated text (excluded from abstractiveness bins)",
     "true_abs_zs_drop": "SummaC-ZS AUC in the least minus the most abstractive bin with both classes (points)",
     # --- scorers (lexical, BERTScore, NLI, SummaC sections) ---
+    "scorers_lex_n_examples": "examples scored by the lexical metrics in 02_true_scorers",
+    "scorers_lex_table": "F1 (T3), ROUGE-L and BLEU-4 (T9) AUC: paper / ours / delta per TRUE dataset",
+    "scorers_lex_fig": "scatter of our lexical AUCs against TRUE's",
+    "scorers_f1_max_abs_delta": "largest |delta| of token-F1 AUC vs TRUE-T3 over the nine sets",
+    "scorers_f1_avg_delta": "delta of the nine-set average token-F1 AUC vs TRUE-T3",
+    "scorers_rougel_max_abs_delta": "largest |delta| of ROUGE-L AUC vs TRUE-T9",
+    "scorers_rougel_avg_delta": "delta of the nine-set average ROUGE-L AUC vs TRUE-T9",
+    "scorers_bleu4_max_abs_delta": "largest |delta| of BLEU-4 AUC vs TRUE-T9",
+    "scorers_bleu4_avg_delta": "delta of the nine-set average BLEU-4 AUC vs TRUE-T9",
+    "scorers_lex_n_within_1": "published lexical cells our AUC matches within 1 point",
+    "scorers_lex_n_cells": "published lexical cells compared",
+    "scorers_variants_table": "AUC of BLEU smoothing and ROUGE stemming variants",
+    "scorers_bleu_exp_mean": "mean AUC of BLEU-4 with sacrebleu's exp smoothing",
+    "scorers_bleu_none_mean": "mean AUC of BLEU-4 without smoothing",
+    "scorers_bert_table": "BERTScore-P MiniLM vs TRUE-T3 bertscore (different encoder)",
+    "scorers_bert_avg_delta": "delta of the nine-set average BERTScore AUC (MiniLM vs DeBERTa-xl)",
+    "scorers_bert_n_scored": "examples with a cached MiniLM BERTScore",
     # --- other chapters ---
 }
 

@@ -93,16 +93,18 @@ def from_config(name: str, config: dict) -> Scorer:
 
 def score_dataset(scorer_or_name, dataset: str, split: str | None = None, sample: int | None = None,
                   seed: int = 0, use_cache: bool = True, chunk_size: int = 512, batch_size: int | None = None,
-                  progress: bool = False, **overrides):
+                  progress: bool = False, cache_only: bool = False, **overrides):
     """Score a dataset through the cache; rows in dataset order with columns ``id, label, score``.
 
     Only ids missing from the cache are computed (resumable; a sampled run caches its rows and a later
-    full run computes only the rest). ``use_cache=False`` computes everything and writes nothing.
+    full run computes only the rest). ``use_cache=False`` computes everything and writes nothing;
+    ``cache_only=True`` computes nothing and leaves NaN where the cache has no score.
     """
     from tfc.scorers.dataset import score_dataset as _impl
 
     return _impl(scorer_or_name, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache,
-                 chunk_size=chunk_size, batch_size=batch_size, progress=progress, **overrides)
+                 chunk_size=chunk_size, batch_size=batch_size, progress=progress, cache_only=cache_only,
+                 **overrides)
 
 
 def auc_table(scorers_: list, datasets: list[str], sample: int | None = None, seed: int = 0,

@@ -21,7 +21,9 @@ def roc_auc(labels, scores) -> float:
 
 
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
-                  chunk_size=512, batch_size=None, progress=False, **overrides) -> pd.DataFrame:
+                  chunk_size=512, batch_size=None, progress=False, cache_only=False, **overrides) -> pd.DataFrame:
+    """See :func:`tfc.scorers.score_dataset`. ``cache_only=True`` computes nothing: rows missing from
+    the cache get NaN (used by the book for scorers too slow to recompute in a build)."""
     from tfc import data, scorers
 
     scorer = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
@@ -34,6 +36,12 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
     df = data.load(dataset, split=split, sample=sample, seed=seed)
     if len(df) == 0:
         return pd.DataFrame({"id": [], "label": [], "score": []})
+    if cache_only:
+        from tfc.cache import ScoreCache as _SC
+
+        have = pd.concat([_SC(scorer.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()])
+        sc = have.drop_duplicates("id").set_index("id")["score"].reindex(df["id"])
+        return pd.DataFrame({"id": df["id"].to_numpy(), "label": df["label"].to_numpy(), "score": sc.to_numpy()})
     if not use_cache:
         vals = scorer.score(df["grounding"].tolist(), df["generated"].tolist(), batch_size=batch_size,
                             progress=progress)
@@ -52,16 +60,61 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
 
 
 def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) -> pd.DataFrame:
+    """Long-form AUC table; ``n`` examples, ``n_scored`` of them with a score (NaN ones are left out)."""
     from tfc import scorers
 
     rows = []
     for s in scorer_list:
+        label = None
+        if isinstance(s, tuple):   # (label, scorer or name)
+            label, s = s
         scorer = scorers.get(s) if isinstance(s, str) else s
-        label = s if isinstance(s, str) else scorer.name
+        label = label or (s if isinstance(s, str) else scorer.name)
         for ds in datasets:
             res = score_dataset(scorer, ds, sample=sample, seed=seed, use_cache=use_cache, **kw)
-            ok = res["label"].nunique() == 2
+            got = res.dropna(subset=["score"])
+            ok = got["label"].nunique() == 2
             rows.append({"row": ds, "column": label,
-                         "value": roc_auc(res["label"], res["score"]) if ok else np.nan,
-                         "n": len(res), "signature": scorer.signature})
+                         "value": roc_auc(got["label"], got["score"]) if ok else np.nan,
+                         "n": len(res), "n_scored": len(got), "signature": scorer.signature})
     return pd.DataFrame(rows)
+
+
+TRUE9 = ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws")
+AVG9 = "avg_wo_vitc_fever"
+
+
+def with_true_average(auc: pd.DataFrame) -> pd.DataFrame:
+    """Append TRUE's 9-dataset average row (``avg_wo_vitc_fever``) per column when all nine are present."""
+    extra = []
+    for col, g in auc.groupby("column", sort=False):
+        g9 = g[g["row"].isin(TRUE9)]
+        if set(g9["row"]) == set(TRUE9) and g9["value"].notna().all():
+            extra.append({"row": AVG9, "column": col, "value": g9["value"].mean(), "n": int(g9["n"].sum()),
+                          "n_scored": int(g9["n_scored"].sum()), "signature": g9["signature"].iloc[0]})
+    return pd.concat([auc, pd.DataFrame(extra)], ignore_index=True) if extra else auc
+
+
+def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Our AUCs (0..1) beside TRUE's: ``table_columns`` maps our column -> (table id, published column).
+
+    Returns ``dataset, metric, paper, ours, delta, signature`` (AUC x 100, Δ = ours - paper); columns
+    without a published counterpart get NaN paper/delta.
+    """
+    from tfc.reference import paper_vs_ours
+
+    auc = with_true_average(auc)
+    out = []
+    for col, g in auc.groupby("column", sort=False):
+        if col in table_columns:
+            table, pub = table_columns[col]
+            j = paper_vs_ours(g, table, scale=100, column=pub)
+            j["metric"] = col
+            j["published_as"] = f"{table}:{pub}"
+        else:
+            j = g.rename(columns={"value": "ours"}).assign(paper=np.nan, delta=np.nan, metric=col,
+                                                            published_as="")
+            j["ours"] = (j["ours"] * 100).round(1)
+        out.append(j.rename(columns={"row": "dataset"})[
+            ["dataset", "metric", "published_as", "paper", "ours", "delta", "signature"]])
+    return pd.concat(out, ignore_index=True)
