@@ -271,6 +271,17 @@ def test_build_units_modes():
         build_units(["x"], [" "])
     with pytest.raises(ValueError, match="unknown split"):
         build_units(["x"], ["y"], "paragraph")
+    with pytest.raises(ValueError, match="tokenizer"):
+        build_units(ctx, claim, "chunk", chunk_unit="tokens")
+
+
+def test_token_budget_chunks(trained):
+    """chunk_unit='tokens': 'the cat sat on the mat .' is 7 word-level tokens of the tiny vocab."""
+    ctx = ["The cat sat on the mat. The dog ran. A man is big."]
+    c, _ = build_units(ctx, ["The cat sat."], "chunk", chunk_words=10, splitter="rule", chunk_unit="tokens",
+                       tokenizer=trained.tokenizer)
+    # sentences of 7, 4 and 5 tokens: 7 + 4 > 10, then 4 + 5 <= 10
+    assert c == [["The cat sat on the mat.", "The dog ran. A man is big."]]
 
 
 def test_score_aggregates_pair_scores(trained):

@@ -119,8 +119,13 @@ def _split_many(texts, splitter):
     return split_many(list(texts), splitter)
 
 
-def build_units(contexts, claims, split: str = "chunk", chunk_words: int = 350, splitter: str = "auto"):
+def build_units(contexts, claims, split: str = "chunk", chunk_words: int = 350, splitter: str = "auto",
+                chunk_unit: str = "words", tokenizer=None):
     """Context units and claim units per example, for the chosen splitting mode.
+
+    ``chunk_unit``: ``"words"`` counts the chunk budget in whitespace words (the published code);
+    ``"tokens"`` counts it in the model tokenizer's tokens (``tokenizer`` required), through
+    :func:`tfc.text.chunking.chunk_many` (which also cuts a single over-long sentence at token boundaries).
 
     A text that the splitter returns no sentence for (it is non-empty, e.g. only punctuation) counts as
     one unit, so every example has a score. Empty/blank texts raise ``ValueError``.
@@ -138,7 +143,15 @@ def build_units(contexts, claims, split: str = "chunk", chunk_words: int = 350, 
         return [[c] for c in contexts], [[c] for c in claims]
     claim_units = [s or [c] for s, c in zip(_split_many(claims, splitter), claims)]
     ctx_sents = [s or [c] for s, c in zip(_split_many(contexts, splitter), contexts)]
-    if split == "chunk":
+    if chunk_unit not in ("words", "tokens"):
+        raise ValueError(f"chunk_unit must be 'words' or 'tokens'; got {chunk_unit!r}")
+    if split == "chunk" and chunk_unit == "tokens":
+        if tokenizer is None:
+            raise ValueError("chunk_unit='tokens' needs the model's tokenizer")
+        from tfc.text.chunking import chunk_many
+
+        ctx_units = [c.chunks for c in chunk_many(contexts, tokenizer, chunk_words, sentences=ctx_sents)]
+    elif split == "chunk":
         ctx_units = [chunk_sentences(s, chunk_words) for s in ctx_sents]
     else:
         ctx_units = ctx_sents
@@ -215,12 +228,15 @@ class AlignScoreModel:
         return p["reg"]
 
     def score(self, contexts, claims, head: str = "3way", split: str = "chunk", chunk_words: int = 350,
-              splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False):
+              splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False,
+              chunk_unit: str = "words"):
         """AlignScore of each (context, claim); higher = more consistent, in [0, 1].
 
         All pairs of all examples go through :meth:`pair_scores` together (not one example at a time).
+        ``chunk_words`` is the chunk budget, in ``chunk_unit`` (``"words"`` as published, or ``"tokens"``).
         """
-        ctx_units, claim_units = build_units(contexts, claims, split, chunk_words, splitter)
+        ctx_units, claim_units = build_units(contexts, claims, split, chunk_words, splitter, chunk_unit,
+                                             self.tokenizer)
         pa, pb, spans = [], [], []
         for cu, su in zip(ctx_units, claim_units):
             start = len(pa)
