@@ -41,10 +41,11 @@ def roc_auc(labels, scores) -> float:
 def roc_curve(labels, scores, *, positive: str = "consistent") -> pd.DataFrame:
     """ROC curve as a frame ``fpr, tpr, threshold`` (every distinct score is a point).
 
-    ``positive='consistent'`` (default): TPR = share of consistent examples with ``score >= t``.
-    ``positive='inconsistent'``: TRUE's framing, detector ``-score``; TPR = share of inconsistent
-    examples with ``score < t`` ... up to the tie convention, the curve is the mirror image
-    ``(1 - tpr, 1 - fpr)`` of the consistent one and has the same area.
+    ``positive='consistent'`` (default): TPR = share of consistent examples with ``score >= t``,
+    FPR = share of inconsistent examples with ``score >= t``.
+    ``positive='inconsistent'``: TRUE's framing, with ``-score`` as the detector: TPR = share of
+    inconsistent examples with ``score <= t``, FPR = share of consistent ones with ``score <= t``.
+    The area is the same either way (see the module docstring).
     """
     from sklearn.metrics import roc_curve as _roc
 
