@@ -17,6 +17,8 @@ Sources (``imported:<source>/<metric>`` in the scorer registry, which wraps :fun
   joined to TRUE-FRANK ids through ``true/frank.csv``'s ``hash``/``model`` columns (validation split).
 * ``maynez/<metric>``: Maynez et al.'s metric scores on XSum summaries, keyed by ``<system>_<bbcid>``;
   joined to TRUE-MNBM ids through ``true/mnbm_reconstructed.csv``'s ``bbcid``/``model`` columns.
+  1992 of MNBM's 2500 rows get a score: the 500 Gold summaries were never scored upstream, nor were
+  the 4 system summaries of bbcids 39553812 and 40254741 (8 rows); those rows carry NaN.
 
 Ids: TRUE sets use ``"{name}/dev/{i:06d}"`` with ``i`` the row in TRUE's original order (MNBM keeps
 TRUE's 2500 positions even though 5 rows have no text offline; FEVER/VitaminC follow the label-vector
