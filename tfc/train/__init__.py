@@ -1,0 +1,11 @@
+"""Training pipelines for the in-house checkpoints (import the submodules; nothing heavy is imported here).
+
+* :mod:`tfc.train.core` -- shared multi-head (3-way / binary / regression) training, checkpoint I/O,
+  model card (``TrainConfig``, ``train``, ``load_multihead``, ``convert_checkpoint_dtype``);
+* :mod:`tfc.train.mix` -- the leakage-filtered training mix cast into the three label spaces (``build_mix``);
+* :mod:`tfc.train.synthetic` -- spaCy FactCC-style synthetic pairs (``make_pairs``);
+* :mod:`tfc.train.nli` -- ``tfc/nli-minilm`` (``train_nli``);
+* :mod:`tfc.train.alignscore` -- ``tfc/alignscore-minilm`` training and inference
+  (``train_alignscore``, ``load_alignscore_model``);
+* :mod:`tfc.train.cli` / :mod:`tfc.train.cli_inhouse` -- ``tfc train ...``.
+"""

@@ -508,7 +508,7 @@ def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | N
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", unit="step")
+        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", unit="step", mininterval=10)
     t_train = time.time()
     while step < cfg.max_steps:
         if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
