@@ -171,3 +171,11 @@ def test_make_pairs_deterministic(nlp):
             assert r.text_b not in r.text_a
     with pytest.raises(ValueError, match="unknown synthetic kinds"):
         make_pairs(texts, negative_kinds=("shuffle",), nlp=nlp)
+
+
+def test_default_sources_are_registered_training_sets():
+    import tfc.data as D
+
+    for name in set(M.THREE_WAY) | set(M.BINARY) | set(M.REGRESSION):
+        assert D.info(name).role == "train", name
+    assert "wecheck_paws" not in set(M.THREE_WAY) | set(M.BINARY) | set(M.REGRESSION)
