@@ -110,8 +110,11 @@ def main(argv=None):
             r = probe_mix(args.mix_steps, args.batches[0], args.lengths[-1], args.device, args.base, pool,
                           args.threads)
             mix_rows.append(r)
+            # steps that fit 60 minutes of training at this rate, keeping 10% slack
+            r["steps_in_60_min"] = int(0.9 * 3600 / r["seconds_per_step"])
             print(f"real mix  max_length {r['max_length']}  batch {r['batch_size']}  length_pool {pool}  "
-                  f"{r['seconds_per_step']:7.3f} s/step  {r['examples_per_second']:8.2f} examples/s", flush=True)
+                  f"{r['seconds_per_step']:7.3f} s/step  {r['examples_per_second']:8.2f} examples/s  "
+                  f"-> {r['steps_in_60_min']} steps in 60 min", flush=True)
     try:
         load = os.getloadavg()
     except OSError:  # pragma: no cover

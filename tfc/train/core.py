@@ -74,7 +74,8 @@ def resolve_base(base: str) -> str:
     try:
         mod = importlib.import_module(pkg)
     except ImportError as exc:
-        raise FileNotFoundError(f"base encoder {base!r} needs the package {pkg!r}, which is not installed") from exc
+        raise FileNotFoundError(f"base encoder {base!r} needs the package {pkg!r}, which is not installed; "
+                                f"pass the model's local HF directory as the base instead") from exc
     getter = getattr(mod, "get_model_path", None)
     path = Path(getter()) if callable(getter) else Path(mod.__file__).parent / "model"
     if not (path / "config.json").is_file():
