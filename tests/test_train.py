@@ -146,6 +146,7 @@ def test_batch_order_does_not_change_scores(trained):
 
 def test_deterministic_same_seed(tiny_base):
     df = toy_frame(8)
+    threads, det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     r1 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
     r2 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
     r3 = core.train(df, cfg_for(tiny_base, max_steps=6, seed=8), out_dir=False, progress=False, keep_model=True)
@@ -153,6 +154,8 @@ def test_deterministic_same_seed(tiny_base):
     assert r1.losses == r2.losses
     assert all(torch.equal(s1[k], s2[k]) for k in s1)
     assert not all(torch.equal(s1[k], s3[k]) for k in s1)
+    # process-global torch settings are restored after training
+    assert torch.get_num_threads() == threads and torch.are_deterministic_algorithms_enabled() == det
 
 
 def test_nli_only_model_has_no_side_heads(tiny_base, tmp_path):

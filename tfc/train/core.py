@@ -448,6 +448,19 @@ def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | N
     and saves in both cases.
     """
     import torch
+
+    # the thread count and deterministic-algorithms flag are process-global: restore them afterwards
+    prev = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        return _train(df, cfg, out_dir, mix_report, progress, keep_model)
+    finally:
+        torch.set_num_threads(prev[0])
+        torch.use_deterministic_algorithms(prev[1], warn_only=prev[2])
+
+
+def _train(df, cfg, out_dir, mix_report, progress, keep_model):
+    import torch
     from transformers import get_linear_schedule_with_warmup
 
     cfg.validate()
