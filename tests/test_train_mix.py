@@ -87,6 +87,21 @@ def test_blank_texts_dropped_and_reported():
     assert rep["dropped_empty_text"] == {"fever_adversarial": 2}
 
 
+def test_save_and_load_mix(tmp_path):
+    from tfc.train.core import frame_sha256
+
+    frame = pd.DataFrame({"text_a": ["a b", "c d"], "text_b": ["a", "e"], "task": ["3way", "reg"],
+                          "label": [2, 0.25], "source": ["anli_test", "sick2014_relatedness"]})
+    rep = {"kind": "alignscore", "sha256": frame_sha256(frame)}
+    p = M.save_mix(frame, rep, tmp_path / "m" / "mix.parquet")
+    got, got_rep = M.load_mix(p)
+    pd.testing.assert_frame_equal(got, frame)
+    assert got_rep == rep
+    (tmp_path / "m" / "mix.parquet.json").write_text('{"sha256": "0000"}')
+    with pytest.raises(ValueError, match="sha256"):
+        M.load_mix(p)
+
+
 # --- synthetic pairs ---------------------------------------------------------------------------------
 
 spacy = pytest.importorskip("spacy")

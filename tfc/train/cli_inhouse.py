@@ -1,4 +1,4 @@
-"""``tfc train nli|alignscore|convert``: the in-house checkpoints (written to ``tfc.config.artifacts_dir()/<name>``).
+"""``tfc train nli|alignscore|convert|mix``: the in-house checkpoints (written to ``tfc.config.artifacts_dir()/<name>``).
 
 The commands are attached to the ``tfc train`` group of :mod:`tfc.train.cli` by :func:`register`, so that
 this module and the group's other sub-commands can change independently.
@@ -28,6 +28,8 @@ def _common(f):
         click.option("--out", type=click.Path(file_okay=False), default=None,
                      help="output directory (default: <artifacts>/<name>)"),
         click.option("--name", default=None, help="checkpoint name under the artifacts dir"),
+        click.option("--mix-file", type=click.Path(dir_okay=False, exists=True), default=None,
+                     help="train on a mix saved by `tfc train mix` instead of building it"),
         click.option("--save-dtype", type=click.Choice(["fp32", "fp16"]), default=None,
                      help="weights dtype on disk (fp16 for the 64 MiB trip back from a lent GPU)"),
     ]
@@ -37,7 +39,7 @@ def _common(f):
 
 
 def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max_length, lr, device, seed,
-         threads, sample, synthetic, out, name, save_dtype):
+         threads, sample, synthetic, out, name, mix_file, save_dtype):
     from tfc import config
     from tfc.train.core import train as run_train
     from tfc.train.mix import build_mix
@@ -46,11 +48,18 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
                                 grad_accum=grad_accum, max_length=max_length, lr=lr,
                                 device=device or config.default_device(), seed=seed, num_threads=threads,
                                 name=name, save_dtype=save_dtype)
-    kw = {"sample": sample}
-    if kind == "alignscore" and synthetic is not None:
-        kw["synthetic"] = synthetic
-    click.echo(f"building the {kind} mix (leakage filter{' + synthetic pairs' if kind == 'alignscore' else ''}) ...")
-    df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
+    if mix_file:
+        from tfc.train.mix import load_mix
+
+        df, report = load_mix(mix_file)
+        if report.get("kind") not in (None, kind):
+            raise click.ClickException(f"{mix_file} is a {report.get('kind')!r} mix, not {kind!r}")
+    else:
+        kw = {"sample": sample}
+        if kind == "alignscore" and synthetic is not None:
+            kw["synthetic"] = synthetic
+        click.echo(f"building the {kind} mix (leakage filter{' + synthetic pairs' if kind == 'alignscore' else ''}) ...")
+        df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
     click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"]}))
     res = run_train(df, cfg, out_dir=out, mix_report=report)
     s = res.summary
@@ -89,11 +98,27 @@ def convert_cmd(checkpoint, dtype):
     click.echo(f"{path}: {', '.join(files)} -> {dtype}")
 
 
-COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd)
+@click.command("mix")
+@click.option("--kind", type=click.Choice(["alignscore", "nli"]), default="alignscore", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="parquet file (keep it git-ignored)")
+@click.option("--seed", type=int, default=2022, show_default=True)
+@click.option("--sample", type=int, default=None, help="rows per source (smoke runs)")
+@click.option("--synthetic", type=int, default=10000, show_default=True, help="groundings for synthetic pairs")
+def mix_cmd(kind, out, seed, sample, synthetic):
+    """Build the leakage-filtered mix and save it (parquet + JSON report) for training elsewhere."""
+    from tfc.train.mix import build_mix, save_mix
+
+    df, report = build_mix(kind=kind, seed=seed, sample=sample, synthetic=synthetic)
+    path = save_mix(df, report, out)
+    click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"],
+                           "sha256": report["sha256"], "file": str(path)}))
+
+
+COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd)
 
 
 def register(group: click.Group) -> click.Group:
-    """Add ``nli``, ``alignscore`` and ``convert`` to a click group (``tfc train``)."""
+    """Add ``nli``, ``alignscore``, ``convert`` and ``mix`` to a click group (``tfc train``)."""
     for cmd in COMMANDS:
         group.add_command(cmd)
     return group

@@ -170,3 +170,34 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
         "sha256": frame_sha256(frame) if len(frame) else None,
     }
     return frame, report
+
+
+def save_mix(frame: pd.DataFrame, report: dict, path) -> "Path":
+    """Write a built mix as parquet (``text_a, text_b, task, label, source``) + ``<path>.json`` (the report).
+
+    For training elsewhere (e.g. on a lent GPU that cannot see the data mirror). The file holds the
+    mirror's text: keep it under the git-ignored artifacts directory, never in git.
+    """
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.loc[:, ["text_a", "text_b", "task", "label", "source"]].to_parquet(path, index=False)
+    Path(str(path) + ".json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+    return path
+
+
+def load_mix(path) -> tuple[pd.DataFrame, dict]:
+    """Read a mix written by :func:`save_mix`; checks the frame's sha256 against the report."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    frame = pd.read_parquet(path)
+    side = Path(str(path) + ".json")
+    report = json.loads(side.read_text()) if side.is_file() else {}
+    want = report.get("sha256")
+    if want and frame_sha256(frame) != want:
+        raise ValueError(f"{path}: content sha256 does not match its report ({want[:12]}...)")
+    return frame, report
