@@ -2,7 +2,8 @@
 
 Not a test. There is no trained NLI head yet, so the model is the offline MiniLM-L6 encoder with a
 *randomly initialised* 3-way classification head (seeded; scores are meaningless, speed is not).
-Pairs are a fixed random sample of a TRUE dataset (FRANK by default: CNN/DM and XSum articles, i.e.
+"Pairs" are (grounding, generated) examples; ``model_inputs_before_dedup`` counts the (chunk or
+sentence, hypothesis) inputs they expand to. Pairs are a fixed random sample of a TRUE dataset (FRANK by default: CNN/DM and XSum articles, i.e.
 long groundings that need chunking). Each configuration is run once after a warm-up call on a few
 pairs; the model is loaded once per scorer and reused.
 
@@ -55,8 +56,14 @@ def main(argv=None):
                 t0 = time.perf_counter()
                 s.score(g, h, batch_size=bs, progress=False)
                 dt = time.perf_counter() - t0
+                aux = s.last_aux()
+                if "aux_n_chunks" in aux:          # nli: one model input per grounding chunk
+                    model_inputs = int(aux["aux_n_chunks"].sum())
+                else:                              # summac: grounding units x generated units
+                    model_inputs = int((aux["aux_n_grounding_units"] * aux["aux_n_generated_units"]).sum())
                 rows.append({"scorer": name, "batch_size": bs, "pairs": len(g), "seconds": round(dt, 2),
-                             "pairs_per_second": round(len(g) / dt, 2), "signature_tag": s.tag()})
+                             "pairs_per_second": round(len(g) / dt, 2),
+                             "model_inputs_before_dedup": model_inputs, "signature_tag": s.tag()})
                 print(f"{name:10s} bs={bs:3d}  {len(g)} pairs  {dt:7.1f} s  {len(g) / dt:7.2f} pairs/s", flush=True)
     res = {"dataset": args.dataset, "n": args.n, "seed": args.seed, "device": "cpu",
            "torch_threads": torch.get_num_threads(), "cpu_count": os.cpu_count(),

@@ -110,6 +110,7 @@ KEYS: dict[str, str] = {
     "scorers_bleu4_avg_delta": "delta of the nine-set average BLEU-4 AUC vs TRUE-T9",
     "scorers_lex_n_within_1": "published lexical cells our AUC matches within 1 point",
     "scorers_lex_n_cells": "published lexical cells compared",
+    "scorers_lex_over_1": "list of lexical cells more than 1 point from the paper (metric, dataset, delta)",
     "scorers_variants_table": "AUC of BLEU smoothing and ROUGE stemming variants",
     "scorers_bleu_exp_mean": "mean AUC of BLEU-4 with sacrebleu's exp smoothing",
     "scorers_bleu_none_mean": "mean AUC of BLEU-4 without smoothing",
