@@ -178,7 +178,7 @@ class AlignScoreModel:
     def _aligned_index(self) -> int:
         return int(self.model.label_index["entailment"])
 
-    def predict(self, text_a, text_b, batch_size: int = 32) -> dict[str, np.ndarray]:
+    def predict(self, text_a, text_b, batch_size: int = 32, progress: bool = False) -> dict[str, np.ndarray]:
         """All heads for each (text_a, text_b) pair in one forward pass per batch.
 
         Returns ``{"3way": probs [N, 3] in id2label order, "bin": probs [N, 2], "reg": [N]}`` (the extra
@@ -197,8 +197,13 @@ class AlignScoreModel:
             return {h: np.zeros(shapes[h]) for h in out}
         order = np.argsort([-(len(x) + len(y)) for x, y in zip(a, b)], kind="stable")
         chunks = {h: [] for h in out}
+        starts = range(0, n, batch_size)
+        if progress:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc="alignscore pairs", unit="batch", mininterval=5)
         with torch.no_grad():
-            for i in range(0, n, batch_size):
+            for i in starts:
                 idx = order[i:i + batch_size]
                 enc = self.tokenizer([a[j] for j in idx], [b[j] for j in idx], truncation="longest_first",
                                      max_length=self.max_length, padding=True, return_tensors="pt")
@@ -214,13 +219,14 @@ class AlignScoreModel:
         inv[order] = np.arange(n)
         return {h: np.concatenate(v)[inv] for h, v in chunks.items() if v}
 
-    def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32) -> np.ndarray:
+    def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32,
+                    progress: bool = False) -> np.ndarray:
         """The "aligned" score of each pair from one head."""
         if head not in HEADS:
             raise ValueError(f"unknown head {head!r}; use one of {HEADS}")
         if head not in self.heads:
             raise ValueError(f"checkpoint {self.path} has no {head!r} head (heads: {self.heads})")
-        p = self.predict(text_a, text_b, batch_size)
+        p = self.predict(text_a, text_b, batch_size, progress)
         if head == "3way":
             return p["3way"][:, self._aligned_index()]
         if head == "bin":
@@ -229,7 +235,7 @@ class AlignScoreModel:
 
     def score(self, contexts, claims, head: str = "3way", split: str = "chunk", chunk_words: int = 350,
               splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False,
-              chunk_unit: str = "words"):
+              chunk_unit: str = "words", progress: bool = False):
         """AlignScore of each (context, claim); higher = more consistent, in [0, 1].
 
         All pairs of all examples go through :meth:`pair_scores` together (not one example at a time).
@@ -245,7 +251,7 @@ class AlignScoreModel:
                     pa.append(c)
                     pb.append(s)
             spans.append((start, len(cu), len(su)))
-        flat = self.pair_scores(pa, pb, head=head, batch_size=batch_size) if pa else np.zeros(0)
+        flat = self.pair_scores(pa, pb, head=head, batch_size=batch_size, progress=progress) if pa else np.zeros(0)
         agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
         scores, mats = np.empty(len(spans)), []
         for i, (start, nc, ns) in enumerate(spans):
