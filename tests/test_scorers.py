@@ -234,3 +234,21 @@ def test_cli_score(data_dir, tmp_cache, tiny):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["score", "-s", "nope", "-d", "q2"])
     assert r.exit_code != 0 and "unknown scorer" in r.output
+
+
+def test_ensemble_score_dataset_rank_mean(data_dir, tmp_cache):
+    ens = S.score_dataset("ensemble", "q2", sample=20, members=("f1", "bleu4"), normalisation="rank")
+    f1 = S.score_dataset("f1", "q2", sample=20)["score"].rank().to_numpy() / 20
+    bl = S.score_dataset("bleu4", "q2", sample=20)["score"].rank().to_numpy() / 20
+    assert np.allclose(ens["score"], (f1 + bl) / 2)
+
+
+def test_imported_score_dataset_label_only(data_dir):
+    from tfc import imported
+
+    try:
+        imported.load("scale_score_true", "summac_zs", "fever")
+    except Exception as exc:  # noqa: BLE001 - the imported mirror may be absent
+        pytest.skip(f"imported scores not available: {exc}")
+    r = S.score_dataset("imported:scale_score_true/summac_zs", "fever", sample=10)
+    assert len(r) == 10 and set(r.columns) == {"id", "label", "score"}
