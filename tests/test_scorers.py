@@ -252,3 +252,11 @@ def test_imported_score_dataset_label_only(data_dir):
         pytest.skip(f"imported scores not available: {exc}")
     r = S.score_dataset("imported:scale_score_true/summac_zs", "fever", sample=10)
     assert len(r) == 10 and set(r.columns) == {"id", "label", "score"}
+
+
+def test_clean_claims_option(tiny):
+    raw, clean = ["-lrb- the cat -rrb- sat ."], ["(The cat) sat."]
+    a = S.get("nli", checkpoint=tiny, clean_claims=True)
+    b = S.get("nli", checkpoint=tiny)
+    assert a.signature != b.signature
+    assert a.score(G[:1], raw, progress=False)[0] == pytest.approx(b.score(G[:1], clean, progress=False)[0], abs=1e-6)

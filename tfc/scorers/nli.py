@@ -13,6 +13,8 @@
   batched across examples; the attention mask is always passed; ``torch.inference_mode``; softmax in
   float32. Scores do not depend on batch size or on the order of the inputs (tested to 1e-5), which
   is why ``batch_size`` and ``device`` are not part of the signature; ``dtype`` is.
+* ``clean_claims=True`` applies AlignScore's claim cleaning (:mod:`tfc.text.claims`: PTB bracket
+  escapes, detokenisation, capitalisation of lower-cased text) to the generated text first.
 * If a generated text (or sentence) alone leaves fewer than ``min_chunk_tokens`` tokens for the
   grounding, the hypothesis is truncated to make room and the row is flagged
   ``aux_hyp_truncated`` in the cache.
@@ -38,6 +40,7 @@ class NLIConfig(ScorerConfig):
     max_length: int | None = None                # None: min(tokenizer.model_max_length, 512)
     min_chunk_tokens: int = 64
     sentence_splitter: str = "auto"
+    clean_claims: bool = False                   # AlignScore-style cleaning of the generated text
     dtype: str = "float32"
     batch_size: int = 16
     device: str | None = None
@@ -139,6 +142,10 @@ class NLIScorer(Scorer):
         from tfc.text.sentences import split_many
 
         c, eng = self.config, self.engine
+        if c.clean_claims:
+            from tfc.text.claims import clean_claims
+
+            generations = clean_claims(generations)
         if c.mode == "document":
             hyps_per = [[h] for h in generations]
         else:

@@ -60,6 +60,7 @@ class SummaCZSConfig(ScorerConfig):
     max_length: int | None = None
     min_chunk_tokens: int = 32
     sentence_splitter: str = "auto"
+    clean_claims: bool = False     # AlignScore-style cleaning of the generated text (tfc.text.claims)
     dtype: str = "float32"
     batch_size: int = 16
     device: str | None = None
@@ -95,6 +96,10 @@ class _SummaCBase(Scorer):
 
         self.load()
         c, eng = self.config, self.engine
+        if c.clean_claims:
+            from tfc.text.claims import clean_claims
+
+            generations = clean_claims(list(generations))
         h_units = _units(list(generations), c.generated_granularity, c.sentence_splitter)
         flat_h = [h for hs in h_units for h in hs]
         flat_h, budgets, _ = eng.hyp_budget(flat_h, c.min_chunk_tokens)
