@@ -260,3 +260,20 @@ def test_clean_claims_option(tiny):
     b = S.get("nli", checkpoint=tiny)
     assert a.signature != b.signature
     assert a.score(G[:1], raw, progress=False)[0] == pytest.approx(b.score(G[:1], clean, progress=False)[0], abs=1e-6)
+
+
+def test_cli_train_summac_conv_and_models_ls(data_dir, tiny, tmp_path, monkeypatch, tmp_cache):
+    from click.testing import CliRunner
+
+    from tfc.cli import main
+
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
+    r = CliRunner().invoke(main, ["train", "summac-conv", "-c", tiny, "-d", "q2", "--sample", "12",
+                                  "--epochs", "3", "--out", "tfc/conv-test"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "art" / "conv-test" / "summac_conv.json").is_file()
+    r = CliRunner().invoke(main, ["models", "ls"])
+    assert r.exit_code == 0 and "tfc/conv-test" in r.output
+    r = CliRunner().invoke(main, ["score", "-s", "summac-conv", "-d", "q2", "-c", tiny,
+                                  "--conv-checkpoint", "tfc/conv-test", "--sample", "6", "--no-progress"])
+    assert r.exit_code == 0, r.output

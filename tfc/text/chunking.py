@@ -27,13 +27,14 @@ class Chunks:
 def count_tokens(tokenizer, texts: list[str]) -> list[int]:
     if not texts:
         return []
-    enc = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    # verbose=False: counting a long text is the point here, not an error (no "longer than max" warning)
+    enc = tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
     return [len(e) for e in enc]
 
 
 def _split_long(text: str, tokenizer, budget: int) -> list[str]:
     """Cut one over-long sentence into windows of <= budget tokens, at token boundaries."""
-    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
     offs = enc["offset_mapping"]
     pieces = []
     for s in range(0, len(offs), budget):
