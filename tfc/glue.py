@@ -117,6 +117,8 @@ KEYS: dict[str, str] = {
     "scorers_bert_table": "BERTScore-P MiniLM vs TRUE-T3 bertscore (different encoder)",
     "scorers_bert_avg_delta": "delta of the nine-set average BERTScore AUC (MiniLM vs DeBERTa-xl)",
     "scorers_bert_n_scored": "examples with a cached MiniLM BERTScore",
+    "scorers_bert_chunking_table": "per dataset: BERTScore rows with a chunked grounding, max chunks, truncated outputs",
+    "scorers_bert_rows_chunked": "BERTScore rows whose grounding needed more than one chunk",
     "scorers_bert_max_abs_delta": "largest |delta| of MiniLM BERTScore AUC vs TRUE-T3 bertscore over the nine sets",
     # --- other chapters ---
 }

@@ -118,3 +118,26 @@ def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]
         out.append(j.rename(columns={"row": "dataset"})[
             ["dataset", "metric", "published_as", "paper", "ours", "delta", "signature"]])
     return pd.concat(out, ignore_index=True)
+
+
+def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
+    """From the cache's ``aux_*`` columns: per dataset, rows scored, rows whose grounding was chunked,
+    the most chunks, and rows whose generated text had to be truncated (never silent)."""
+    from tfc import scorers
+    from tfc.cache import load_scores
+
+    sig = scorer_or_signature if not hasattr(scorer_or_signature, "signature") else scorer_or_signature.signature
+    if isinstance(sig, str) and sig in scorers.names():
+        sig = scorers.get(sig).signature
+    rows = []
+    for ds in datasets:
+        try:
+            df = load_scores(sig, ds, split)
+        except FileNotFoundError:
+            continue
+        n_chunks = df["aux_n_chunks"] if "aux_n_chunks" in df else pd.Series(1, index=df.index)
+        trunc = next((df[c] for c in ("aux_gen_truncated", "aux_hyp_truncated") if c in df), None)
+        rows.append({"dataset": ds, "rows": len(df), "rows_chunked": int((n_chunks > 1).sum()),
+                     "max_chunks": int(n_chunks.max()) if len(df) else 0,
+                     "generated_truncated": int(trunc.sum()) if trunc is not None else 0})
+    return pd.DataFrame(rows, columns=["dataset", "rows", "rows_chunked", "max_chunks", "generated_truncated"])
