@@ -74,9 +74,23 @@ class NLIEngine:
             return np.zeros((0, len(self.labels)))
         uniq = list(dict.fromkeys(pairs))
         index = {p: i for i, p in enumerate(uniq)}
-        enc = self.tok([p for p, _ in uniq], [h for _, h in uniq], truncation=True,
-                       max_length=self.max_length)
+        enc = self.tok([p for p, _ in uniq], [h for _, h in uniq], truncation=False, verbose=False)
         ids = enc["input_ids"]
+        over = [i for i, x in enumerate(ids) if len(x) > self.max_length]
+        self.last_truncated = len(over)
+        if over:
+            # chunk budgets make this rare (a tokenizer whose pair encoding differs from the sum of its
+            # parts); cut the premise to fit and say so, never silently
+            import warnings
+
+            warnings.warn(f"{len(over)} NLI input(s) exceeded max_length={self.max_length} after chunking; "
+                          "their premise was truncated (see NLIEngine.last_truncated)")
+            fix = self.tok([uniq[i][0] for i in over], [uniq[i][1] for i in over], truncation="only_first",
+                           max_length=self.max_length)
+            for k in enc.keys():
+                for j, i in enumerate(over):
+                    enc[k][i] = fix[k][j]
+            ids = enc["input_ids"]
         order = sorted(range(len(uniq)), key=lambda i: (len(ids[i]), i))
         out = np.zeros((len(uniq), len(self.labels)), dtype=np.float64)
         keys = [k for k in enc.keys()]
