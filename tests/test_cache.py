@@ -134,3 +134,19 @@ def test_verify_and_cli(tmp_cache, data_dir):
     df.to_parquet(cache.parquet, index=False)
     r = CliRunner().invoke(main, ["cache", "verify", "--sample", "4"])
     assert r.exit_code != 0 and "MISMATCH" in r.output
+
+
+def test_live_lock_refused_stale_lock_taken(tmp_cache):
+    import os
+
+    from tfc.cache import CacheBusyError
+
+    sc = S.get("f1")
+    cache = ScoreCache(sc.signature, "toy", "dev")
+    cache.dir.mkdir(parents=True)
+    cache.lockfile.write_text(str(os.getppid()))      # a live process that is not us
+    with pytest.raises(CacheBusyError, match="held by running process"):
+        cache.compute(sc, IDS, G, H, progress=False)
+    cache.lockfile.write_text("999999999")            # no such process: a stale lock of a killed run
+    out = cache.compute(sc, IDS, G, H, progress=False)
+    assert len(out) == 10 and not cache.lockfile.exists()

@@ -10,7 +10,10 @@ Layout under ``config.cache_dir()``::
 in chunks of ``chunk_size`` examples; after each chunk a part file is written atomically (temporary
 name, then ``os.replace``). If the run dies, the next run reads the parts and recomputes nothing
 already done. At the end the parts are compacted into the one parquet and the sidecar is rewritten.
-A sampled run caches its rows; a later full run computes only the rest.
+A sampled run caches its rows; a later full run computes only the rest. One writer at a time:
+``<split>.lock`` holds the writer's pid; a live holder makes a second run fail with
+:class:`CacheBusyError`, a stale lock (its process is gone, e.g. killed) is taken over. Fully cached
+reads take no lock.
 
 **Input hash.** Every row stores ``input_sha``: the first 16 hex digits of sha256(grounding + NUL +
 generated). The sidecar stores the sha256 over the sorted ``id:input_sha`` lines (``inputs_sha256``).
@@ -46,6 +49,10 @@ class CacheCorruptError(RuntimeError):
     """A cache file exists but cannot be read."""
 
 
+class CacheBusyError(RuntimeError):
+    """Another live process is writing the same cache entry."""
+
+
 def input_sha(grounding: str, generated: str) -> str:
     return hashlib.sha256(f"{grounding}\x00{generated}".encode("utf-8")).hexdigest()[:16]
 
@@ -79,6 +86,32 @@ class ScoreCache:
         self.parquet = self.dir / f"{split}.parquet"
         self.sidecar = self.dir / f"{split}.json"
         self.parts = self.dir / f"{split}.parts"
+        self.lockfile = self.dir / f"{split}.lock"
+
+    # -- one writer at a time -------------------------------------------------------------------
+    def _lock(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(self.lockfile, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                os.write(fd, str(os.getpid()).encode())
+                os.close(fd)
+                return
+            except FileExistsError:
+                try:
+                    pid = int(self.lockfile.read_text().strip() or 0)
+                    os.kill(pid, 0)          # raises if that process is gone
+                    alive = pid != os.getpid()
+                except (ValueError, OSError):
+                    alive = False
+                if alive:
+                    raise CacheBusyError(f"{self.lockfile} is held by running process {pid}; "
+                                         "wait for it (or delete the lock if that process is not a tfc run)") from None
+                self.lockfile.unlink(missing_ok=True)   # stale lock of a killed run
+        raise CacheBusyError(f"could not take {self.lockfile}")
+
+    def _unlock(self) -> None:
+        self.lockfile.unlink(missing_ok=True)
 
     # -- reading --------------------------------------------------------------------------------
     def read_sidecar(self) -> dict | None:
@@ -189,25 +222,31 @@ class ScoreCache:
                     f"{self.parts}) to recompute.")
         done = set(have["id"])
         todo = [k for k, i in enumerate(ids) if i not in done]
-        t0 = time.perf_counter()
-        wrote = False
-        for c, start in enumerate(range(0, len(todo), chunk_size)):
-            if fail_at_chunk is not None and c == fail_at_chunk:
-                raise RuntimeError(f"simulated interruption at chunk {c}")
-            sel = todo[start:start + chunk_size]
-            vals = scorer.score([groundings[k] for k in sel], [generations[k] for k in sel],
-                                batch_size=batch_size, progress=progress)
-            part = pd.DataFrame({"id": [ids[k] for k in sel], "score": vals.astype(float),
-                                 "input_sha": [shas[k] for k in sel]})
-            for name, arr in scorer.last_aux().items():
-                part[name] = arr
-            self.write_part(part)
-            wrote = True
-        if wrote or self.parts.is_dir():
-            cfg = scorer.config
-            device = (getattr(cfg, "device", None) or config.default_device()) if hasattr(cfg, "device") else "cpu"
-            self.compact(scorer.describe(), time.perf_counter() - t0, device=device,
-                         dtype=getattr(cfg, "dtype", None))
+        if not todo and not self.parts.is_dir():   # fully cached: read only, no lock needed
+            return have.drop_duplicates("id").set_index("id").loc[ids].reset_index()
+        self._lock()
+        try:
+            t0 = time.perf_counter()
+            wrote = False
+            for c, start in enumerate(range(0, len(todo), chunk_size)):
+                if fail_at_chunk is not None and c == fail_at_chunk:
+                    raise RuntimeError(f"simulated interruption at chunk {c}")
+                sel = todo[start:start + chunk_size]
+                vals = scorer.score([groundings[k] for k in sel], [generations[k] for k in sel],
+                                    batch_size=batch_size, progress=progress)
+                part = pd.DataFrame({"id": [ids[k] for k in sel], "score": vals.astype(float),
+                                     "input_sha": [shas[k] for k in sel]})
+                for name, arr in scorer.last_aux().items():
+                    part[name] = arr
+                self.write_part(part)
+                wrote = True
+            if wrote or self.parts.is_dir():
+                cfg = scorer.config
+                device = (getattr(cfg, "device", None) or config.default_device()) if hasattr(cfg, "device") else "cpu"
+                self.compact(scorer.describe(), time.perf_counter() - t0, device=device,
+                             dtype=getattr(cfg, "dtype", None))
+        finally:
+            self._unlock()
         out = self.read(check=True).set_index("id")
         return out.loc[ids].reset_index()
 
