@@ -75,6 +75,10 @@ def test_lexical_hand_checked():
     b = S.get("bleu4")
     assert b.score(g2, ["the cat sat on the mat"], progress=False)[0] == pytest.approx(1.0)
     assert b.score(g2, ["dogs bark loudly today"], progress=False)[0] == 0.0
+    # white-space tokens keep punctuation attached: "sat." does not match "sat" (LCS 2 of 6 and 3)
+    ws = S.get("rougeL", tokenizer="whitespace")
+    assert ws.score(["The cat sat on the mat."], ["the cat sat."], progress=False)[0] == pytest.approx(4 / 9)
+    assert ws.signature != S.get("rougeL").signature
     # reference side: the grounding is the reference (precision of the candidate is 1 here)
     assert S.get("rougeL", component="precision").score(g2, h2, progress=False)[0] == pytest.approx(1.0)
 

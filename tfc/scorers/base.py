@@ -35,12 +35,16 @@ class ScorerConfig:
     """Base of every scorer config. Subclasses add fields; all must be JSON-serialisable."""
 
     RUNTIME: ClassVar[tuple[str, ...]] = ("batch_size", "device", "progress")
+    # fields added after scores were cached: left out of the hash while at this default value, so
+    # existing signatures (and committed caches) stay valid
+    ADDED: ClassVar[dict] = {}
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def signature_fields(self) -> dict:
-        return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME}
+        return {k: v for k, v in self.to_dict().items()
+                if k not in self.RUNTIME and not (k in self.ADDED and v == self.ADDED[k])}
 
     def replace(self, **overrides) -> "ScorerConfig":
         known = {f.name for f in fields(self)}

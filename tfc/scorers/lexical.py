@@ -10,7 +10,8 @@ Tokenisation (and why):
   library in our stack exposes it as a function, so it is written here (10 lines).
 * ``rouge*`` -- ``rouge_score``'s own tokenizer (lower-case, non-alphanumerics to spaces), which
   mirrors Lin's ROUGE-1.5.5; Porter stemming is a config option (off in the as-published preset,
-  the library default).
+  the library default). ``tokenizer="whitespace"`` (lower-cased white-space split, punctuation kept
+  attached) is an alternative examined in the TRUE chapter.
 * ``bleu4`` -- ``sacrebleu``'s sentence-level BLEU with its default ``13a`` tokenisation,
   case-sensitive, divided by 100 to lie in [0, 1]. TRUE does not state its smoothing; *no*
   smoothing (``smooth_method="none"``) lands much closer to TRUE Table 9 than sacrebleu's default
@@ -74,10 +75,20 @@ class TokenF1(Scorer):
 
 @dataclass(frozen=True)
 class RougeConfig(ScorerConfig):
+    ADDED = {"tokenizer": "rouge_score"}
+
     rouge_type: str = "rougeL"
     component: str = "fmeasure"
     use_stemmer: bool = False
     reference: str = "grounding"
+    tokenizer: str = "rouge_score"   # or "whitespace": lower-cased white-space split, punctuation kept
+
+
+class _WhitespaceTokenizer:
+    """Lower-case and split on white space; punctuation stays attached to words (as ``"said."``)."""
+
+    def tokenize(self, text):
+        return text.lower().split()
 
 
 class Rouge(Scorer):
@@ -94,7 +105,11 @@ class Rouge(Scorer):
     def _load(self):
         from rouge_score import rouge_scorer
 
-        self._scorer = rouge_scorer.RougeScorer([self.config.rouge_type], use_stemmer=self.config.use_stemmer)
+        c = self.config
+        if c.tokenizer not in ("rouge_score", "whitespace"):
+            raise ValueError("tokenizer must be 'rouge_score' or 'whitespace'")
+        tok = _WhitespaceTokenizer() if c.tokenizer == "whitespace" else None
+        self._scorer = rouge_scorer.RougeScorer([c.rouge_type], use_stemmer=c.use_stemmer, tokenizer=tok)
 
     def _score(self, groundings, generations, batch_size, progress):
         rt, comp = self.config.rouge_type, self.config.component
