@@ -45,7 +45,7 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
 
 
 def _hide_injected(path: Path) -> None:
-    """Tag the parameters cells (and the leading ``%matplotlib inline``) so Jupyter Book removes them."""
+    """Remove the parameters cells and the leading ``%matplotlib inline``; fold the other code cells."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
@@ -55,7 +55,11 @@ def _hide_injected(path: Path) -> None:
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if ("injected-parameters" in tags or "parameters" in tags) and "remove-cell" not in tags:
-            cell["metadata"]["tags"] = tags + ["remove-cell"]
+            cell["metadata"]["tags"] = tags = tags + ["remove-cell"]
+        # code is folded (one click shows it) so pages read as text + tables + figures;
+        # a cell tagged "show-input" stays open
+        if cell.cell_type == "code" and not {"remove-cell", "remove-input", "hide-input", "show-input"} & set(tags):
+            cell.setdefault("metadata", {})["tags"] = tags + ["hide-input"]
     nbformat.write(nb, path)
 
 
