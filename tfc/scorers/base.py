@@ -169,3 +169,17 @@ def progress_bar(iterable, total=None, desc=None, enabled=True):
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, disable=not enabled, leave=False)
+
+
+class ModelScorer(Scorer):
+    """A scorer built on a checkpoint: its signature also names the checkpoint's identity (hub id@revision
+    or a content hash of a local folder) and the sentence splitter actually in use."""
+
+    def signature_fields(self) -> dict:
+        from tfc import models
+        from tfc.text.sentences import resolve_splitter
+
+        d = super().signature_fields()
+        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
+        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
+        return d

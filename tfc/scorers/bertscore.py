@@ -26,8 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.text.sentences import resolve_splitter
+from tfc.scorers.base import ModelScorer, ScorerConfig
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class BERTScoreConfig(ScorerConfig):
     device: str | None = None
 
 
-class BERTScore(Scorer):
+class BERTScore(ModelScorer):
     name = "bertscore"
     config_cls = BERTScoreConfig
     output_range = (-1.0, 1.0)   # cosine similarities (no baseline rescaling)
@@ -65,11 +64,6 @@ class BERTScore(Scorer):
     def tag(self):
         return models.short_name(self.config.checkpoint) + f"-L{self.config.num_layers}-{self.config.component[0]}"
 
-    def signature_fields(self):
-        d = super().signature_fields()
-        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
-        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
-        return d
 
     def _load(self):
         from bert_score import BERTScorer

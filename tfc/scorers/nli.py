@@ -26,8 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import Scorer, ScorerConfig, progress_bar
-from tfc.text.sentences import resolve_splitter
+from tfc.scorers.base import ModelScorer, ScorerConfig, progress_bar
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ class NLIEngine:
         return out_h, budgets, cut
 
 
-class NLIScorer(Scorer):
+class NLIScorer(ModelScorer):
     name = "nli"
     config_cls = NLIConfig
     output_range = (0.0, 1.0)
@@ -141,11 +140,6 @@ class NLIScorer(Scorer):
     def tag(self):
         return f"{models.short_name(self.config.checkpoint)}-{self.config.mode[:3]}"
 
-    def signature_fields(self):
-        d = super().signature_fields()
-        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
-        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
-        return d
 
     def _load(self):
         c = self.config

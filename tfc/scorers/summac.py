@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.text.sentences import resolve_splitter
+from tfc.scorers.base import ModelScorer, ScorerConfig
 
 G_GRAN = ("sentence", "2sents", "paragraph", "document")
 H_GRAN = ("sentence", "2sents", "document")
@@ -66,7 +65,7 @@ class SummaCZSConfig(ScorerConfig):
     device: str | None = None
 
 
-class _SummaCBase(Scorer):
+class _SummaCBase(ModelScorer):
     def _check(self):
         c = self.config
         if c.grounding_granularity not in G_GRAN:
@@ -78,11 +77,6 @@ class _SummaCBase(Scorer):
         c = self.config
         return f"{models.short_name(c.checkpoint)}-{c.grounding_granularity[:4]}-{c.generated_granularity[:4]}"
 
-    def signature_fields(self):
-        d = super().signature_fields()
-        d["checkpoint"] = models.identity(self.config.checkpoint, self.config.revision)
-        d["sentence_splitter"] = resolve_splitter(self.config.sentence_splitter)
-        return d
 
     def _load(self):
         from tfc.scorers.nli import NLIEngine
