@@ -9,6 +9,9 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
+# this clone's code wins over whatever clone last did the venv's editable install (the venv is shared
+# between clones of the same lock files; see scripts/setup_env.sh)
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 VENV := .venv
 PY := $(VENV)/bin/python

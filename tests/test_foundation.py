@@ -109,3 +109,15 @@ def test_reference_scale_and_summary():
     assert abs(out.loc[0, "delta"] - (-0.6)) < 1e-9
     s = reference.compare_summary(out)
     assert s["n_cells"] == 1 and abs(s["max_abs_delta"] - 0.6) < 1e-9
+
+
+def test_tests_import_this_clone():
+    """The venv is shared between clones (scripts/setup_env.sh); the code under test must be this one."""
+    assert Path(tfc.__file__).resolve().parent.parent == ROOT
+    code = "import tfc, pathlib; print(pathlib.Path(tfc.__file__).resolve().parent.parent)"
+    import os
+    env = dict(os.environ)
+    if "PYTHONPATH" in env or os.environ.get("CI"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             cwd="/", env=env).stdout.strip()
+        assert out == str(ROOT), f"a subprocess (notebook kernel, CLI) would import tfc from {out}"
