@@ -55,6 +55,12 @@ def cache_dir() -> Path:
     return _env_path("TFC_CACHE_DIR") or REPO_ROOT / "results" / "scores"
 
 
+def model_records_dir() -> Path:
+    """Committed records of in-house checkpoints (model card, training summary, identity; never weights):
+    ``TFC_MODEL_RECORDS_DIR`` or ``<repo>/results/models``."""
+    return _env_path("TFC_MODEL_RECORDS_DIR") or REPO_ROOT / "results" / "models"
+
+
 def offline_flags() -> dict[str, str | None]:
     return {k: os.environ.get(k) for k in OFFLINE_FLAGS}
 

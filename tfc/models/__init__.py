@@ -17,6 +17,7 @@ Heavy libraries (torch, transformers) are imported inside functions only.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from functools import lru_cache
@@ -67,13 +68,15 @@ def is_local(checkpoint: str) -> bool:
 
 
 _HASHED = re.compile(r".*\.(json|txt|model|safetensors|bin|pt|merges)$")
+# records written beside the weights (training summary, evaluation results): not part of the model's identity
+_RECORDS = {"training_summary.json", "eval_results.json", "identity.json"}
 
 
 @lru_cache(maxsize=64)
 def _dir_hash(path: str, stamp: tuple) -> str:
     h = hashlib.sha256()
     for f in sorted(Path(path).rglob("*")):
-        if f.is_file() and _HASHED.match(f.name) and "README" not in f.name:
+        if f.is_file() and _HASHED.match(f.name) and "README" not in f.name and f.name not in _RECORDS:
             h.update(str(f.relative_to(path)).encode())
             with open(f, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 22), b""):
@@ -89,8 +92,26 @@ def content_hash(path: str | os.PathLike) -> str:
     return _dir_hash(path, stamp)
 
 
+def committed_identity(checkpoint: str) -> dict | None:
+    """The record ``results/models/<name>/identity.json`` of an in-house checkpoint whose scores are
+    committed (the weights are not): lets the book find those scores on a machine without the weights."""
+    if not checkpoint.startswith("tfc/"):
+        return None
+    p = config.model_records_dir() / checkpoint[4:] / "identity.json"
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
 def identity(checkpoint: str, revision: str | None = None) -> str:
-    """Stable identity of a checkpoint for signatures: ``sha256:<12>`` of a local dir, ``id@rev`` on the hub."""
+    """Stable identity of a checkpoint for signatures: ``sha256:<12>`` of a local dir, ``id@rev`` on the hub.
+
+    An in-house checkpoint that is not installed falls back to its committed record (see
+    :func:`committed_identity`), so signatures of committed scores stay computable without the weights;
+    loading the model still needs the weights.
+    """
+    if checkpoint.startswith("tfc/") and not (config.artifacts_dir() / checkpoint[4:]).is_dir():
+        rec = committed_identity(checkpoint)
+        if rec is not None:
+            return rec["identity"]
     r = resolve(checkpoint)
     if Path(r).is_dir():
         return "sha256:" + content_hash(r)[:12]
