@@ -99,6 +99,12 @@ KEYS: dict[str, str] = {
     "true_abs_n_nan": "examples without a word in the generated text (excluded from abstractiveness bins)",
     "true_abs_zs_drop": "SummaC-ZS AUC in the least minus the most abstractive bin with both classes (points)",
     # --- scorers (lexical, BERTScore, NLI, SummaC sections) ---
+    "scorers_nli_record": "training record of the in-house NLI checkpoint (table)",
+    "scorers_nli_train_minutes": "training time of tfc/nli-minilm, minutes",
+    "scorers_nli_table": "NLI (tfc/nli-minilm) AUC vs TRUE-T3 ANLI: paper / ours / delta",
+    "scorers_nli_avg": "nine-dataset mean AUC of tfc/nli-minilm",
+    "scorers_nli_paws": "PAWS AUC of tfc/nli-minilm",
+    "scorers_nli_best_lexical_avg": "best nine-dataset mean AUC among the lexical scorers",
     "scorers_lex_n_examples": "examples scored by the lexical metrics in 02_true_scorers",
     "scorers_lex_table": "F1 (T3), ROUGE-L and BLEU-4 (T9) AUC: paper / ours / delta per TRUE dataset",
     "scorers_lex_fig": "scatter of our lexical AUCs against TRUE's",

@@ -101,6 +101,19 @@ def committed_identity(checkpoint: str) -> dict | None:
     return json.loads(p.read_text()) if p.is_file() else None
 
 
+def training_record(checkpoint: str) -> dict:
+    """``training_summary.json`` of an in-house checkpoint: from the installed weights' folder, else from
+    its committed record (``results/models/<name>/``). Raises FileNotFoundError when neither exists."""
+    if not checkpoint.startswith("tfc/"):
+        raise ValueError(f"training records exist only for in-house checkpoints (tfc/<name>), not {checkpoint!r}")
+    for base in (config.artifacts_dir(), config.model_records_dir()):
+        p = base / checkpoint[4:] / "training_summary.json"
+        if p.is_file():
+            return json.loads(p.read_text())
+    raise FileNotFoundError(f"no training record for {checkpoint!r} in {config.artifacts_dir()} or "
+                            f"{config.model_records_dir()}")
+
+
 def identity(checkpoint: str, revision: str | None = None) -> str:
     """Stable identity of a checkpoint for signatures: ``sha256:<12>`` of a local dir, ``id@rev`` on the hub.
 
