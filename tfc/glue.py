@@ -105,6 +105,8 @@ KEYS: dict[str, str] = {
     "scorers_nli_avg": "nine-dataset mean AUC of tfc/nli-minilm",
     "scorers_nli_paws": "PAWS AUC of tfc/nli-minilm",
     "scorers_nli_best_lexical_avg": "best nine-dataset mean AUC among the lexical scorers",
+    "scorers_nli_modes_table": "tfc/nli-minilm AUC, document vs sentence mode",
+    "scorers_nli_sentence_gain": "mean AUC change, sentence minus document mode",
     "scorers_lex_n_examples": "examples scored by the lexical metrics in 02_true_scorers",
     "scorers_lex_table": "F1 (T3), ROUGE-L and BLEU-4 (T9) AUC: paper / ours / delta per TRUE dataset",
     "scorers_lex_fig": "scatter of our lexical AUCs against TRUE's",
