@@ -67,31 +67,19 @@ def true_lengths(field: str, names: list[str] | None = None, method: str = "whit
 def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray, dict]:
     """ROUGE-L F and token F1 of each generated text against its grounding (grounding = reference).
 
-    Uses the project's lexical scorers (``tfc.scorers.get('rougeL'/'f1')``) when they are available,
-    otherwise Google's ``rouge_score`` and a SQuAD-style token F1 directly (same rules). Returns the
-    two score arrays and the signature of each metric.
+    Uses the project's lexical scorers (``tfc.scorers.get('rougeL'/'f1')``). Returns the two score
+    arrays and the signature of each metric.
     """
     import warnings
 
-    try:
-        with warnings.catch_warnings():  # tqdm warns about missing ipywidgets when imported in a notebook
-            warnings.simplefilter("ignore")
-            from tfc.scorers import get
+    from tfc.scorers import get
 
-            rs, fs = get("rougeL"), get("f1")
-            r = rs.score(list(groundings), list(generations), progress=False)
-            f = fs.score(list(groundings), list(generations), progress=False)
-        return np.asarray(r, float), np.asarray(f, float), {"rouge_l": rs.signature, "f1": fs.signature}
-    except (ImportError, AttributeError, KeyError):
-        pass
-    from rouge_score import rouge_scorer
-
-    from tfc.data._lexical_fallback import token_f1
-
-    sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
-    r = np.array([sc.score(g, h)["rougeL"].fmeasure for g, h in zip(groundings, generations)])
-    f = np.array([token_f1(g, h) for g, h in zip(groundings, generations)])
-    return r, f, {"rouge_l": "rouge_score.rougeL.fmeasure", "f1": "squad-token-f1"}
+    with warnings.catch_warnings():  # tqdm warns about missing ipywidgets when imported in a notebook
+        warnings.simplefilter("ignore")
+        rs, fs = get("rougeL"), get("f1")
+        r = rs.score(list(groundings), list(generations), progress=False)
+        f = fs.score(list(groundings), list(generations), progress=False)
+    return np.asarray(r, float), np.asarray(f, float), {"rouge_l": rs.signature, "f1": fs.signature}
 
 
 def true_overlap(names: list[str] | None = None, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
