@@ -17,8 +17,10 @@ import pandas as pd
 from tfc.meta.binary import roc_auc, roc_curve, tuned_accuracy
 from tfc.meta.significance import DEFAULT_N, correct_pvalues, interval_comparison
 
-TRUE9 = ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws")
-TRUE11 = TRUE9 + ("fever", "vitaminc")
+from tfc.data import TRUE_ALL, TRUE_TEXT  # noqa: E402  (the data registry is the one list of TRUE sets)
+
+TRUE9 = tuple(TRUE_TEXT)
+TRUE11 = tuple(TRUE_ALL)
 AVERAGES = {
     "avg_wo_vitc_fever": TRUE9,                                   # TRUE T3/T9/T11, WeCheck "Ave"
     "avg_all11": TRUE11,                                          # AlignScore T3 "AVG"
@@ -94,7 +96,10 @@ def per_dataset(frames: dict, datasets=None):
             yield metric, d, g["label"].to_numpy(int), g["score"].to_numpy(float), int(nan.sum())
 
 
-def _add_averages(long: pd.DataFrame, averages) -> pd.DataFrame:
+def add_averages(long: pd.DataFrame, averages) -> pd.DataFrame:
+    """Append each paper average (keys of ``AVERAGES``) per column, only where every member dataset has a
+    finite value; count columns (``n``, ``n_scored``, ``n_nan_dropped``) are summed over the members."""
+    counts = [c for c in ("n", "n_scored", "n_nan_dropped") if c in long]
     rows = []
     for col, g in long.groupby("column", sort=False):
         vals = dict(zip(g["row"], g["value"]))
@@ -102,8 +107,9 @@ def _add_averages(long: pd.DataFrame, averages) -> pd.DataFrame:
         for avg in averages:
             members = AVERAGES[avg]
             if all(m in vals and np.isfinite(vals[m]) for m in members):
+                inside = g["row"].isin(members)
                 rows.append({"row": avg, "column": col, "value": float(np.mean([vals[m] for m in members])),
-                             "n": int(g.loc[g["row"].isin(members), "n"].sum()), "signature": sig})
+                             **{c: int(g.loc[inside, c].sum()) for c in counts}, "signature": sig})
     return pd.concat([long, pd.DataFrame(rows)], ignore_index=True) if rows else long
 
 
@@ -117,7 +123,7 @@ def auc_table(frames: dict, datasets=None, averages=tuple(AVERAGES), signatures:
         sig = (signatures or {}).get(metric) or frames[metric].attrs.get("signature", metric)
         rows.append({"row": d, "column": metric, "value": 100 * roc_auc(y, s), "n": int(y.size),
                      "n_nan_dropped": n_nan, "signature": sig})
-    return _add_averages(pd.DataFrame(rows), averages)
+    return add_averages(pd.DataFrame(rows), averages)
 
 
 def accuracy_table(dev_frames: dict, datasets=None, *, test_frames: dict | None = None,
@@ -140,7 +146,7 @@ def accuracy_table(dev_frames: dict, datasets=None, *, test_frames: dict | None 
         rows.append({"row": d, "column": m, "value": 100 * r.accuracy,
                      "balanced_accuracy": 100 * r.balanced_accuracy, "threshold": r.threshold,
                      "n": r.n_eval, "signature": dev_frames[m].attrs.get("signature", m)})
-    return _add_averages(pd.DataFrame(rows), averages)
+    return add_averages(pd.DataFrame(rows), averages)
 
 
 def significance_table(frames: dict, datasets=None, n: int = DEFAULT_N, seed: int = 0,

@@ -24,7 +24,7 @@ def score(scorer_name, dataset, split, checkpoint, conv_checkpoint, label_names,
           batch_size, sets, no_cache, progress):
     """Score DATASET with SCORER (writes the score cache) and print the ROC AUC."""
     from tfc import scorers
-    from tfc.scorers.dataset import roc_auc
+    from tfc.meta import roc_auc
 
     overrides = {}
     if checkpoint:

@@ -5,19 +5,8 @@ import numpy as np
 import pandas as pd
 
 from tfc.cache import ScoreCache
-
-
-def roc_auc(labels, scores) -> float:
-    """``tfc.meta.roc_auc`` when the meta layer provides it, else sklearn's ``roc_auc_score``."""
-    try:
-        from tfc.meta import roc_auc as _meta_auc  # written in parallel by the meta engineer
-    except ImportError:
-        _meta_auc = None
-    if _meta_auc is not None:
-        return float(_meta_auc(labels, scores))
-    from sklearn.metrics import roc_auc_score
-
-    return float(roc_auc_score(np.asarray(labels), np.asarray(scores)))
+from tfc.meta import roc_auc
+from tfc.meta.tables import TRUE9, add_averages  # noqa: F401  (TRUE9 re-exported for the notebooks)
 
 
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
@@ -80,19 +69,9 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) 
     return pd.DataFrame(rows)
 
 
-TRUE9 = ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws")
-AVG9 = "avg_wo_vitc_fever"
-
-
 def with_true_average(auc: pd.DataFrame) -> pd.DataFrame:
     """Append TRUE's 9-dataset average row (``avg_wo_vitc_fever``) per column when all nine are present."""
-    extra = []
-    for col, g in auc.groupby("column", sort=False):
-        g9 = g[g["row"].isin(TRUE9)]
-        if set(g9["row"]) == set(TRUE9) and g9["value"].notna().all():
-            extra.append({"row": AVG9, "column": col, "value": g9["value"].mean(), "n": int(g9["n"].sum()),
-                          "n_scored": int(g9["n_scored"].sum()), "signature": g9["signature"].iloc[0]})
-    return pd.concat([auc, pd.DataFrame(extra)], ignore_index=True) if extra else auc
+    return add_averages(auc, ("avg_wo_vitc_fever",))
 
 
 def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]) -> pd.DataFrame:

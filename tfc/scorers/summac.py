@@ -270,7 +270,7 @@ def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None
         opt.step()
     with torch.no_grad():
         p = torch.sigmoid(_conv_logits(conv, feats)).numpy()
-    from tfc.scorers.dataset import roc_auc
+    from tfc.meta import roc_auc
 
     path = Path(out[4:] if out.startswith("tfc/") else out)
     if out.startswith("tfc/"):
