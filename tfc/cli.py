@@ -98,19 +98,12 @@ def env(as_json):
         click.echo(json.dumps(info, indent=2))
         return
     click.echo(f"tfc {info['tfc']} on Python {info['python']} ({info['platform']})")
-    click.echo("packages:")
-    for k, v in info["packages"].items():
-        click.echo(f"  {k:24s} {v or '-'}")
-    click.echo("devices:")
-    for k, v in info["devices"].items():
-        click.echo(f"  {k:24s} {v}")
-    click.echo("paths:")
-    for k, v in info["paths"].items():
-        click.echo(f"  {k:24s} {v}")
-    click.echo("offline flags:")
-    for k, v in info["offline_flags"].items():
-        click.echo(f"  {k:24s} {v if v is not None else '(unset: the hub would be tried)'}")
-
+    shown = {"packages": lambda v: v or "-", "devices": str, "paths": str,
+             "offline_flags": lambda v: v if v is not None else "(unset: the hub would be tried)"}
+    for section, fmt in shown.items():
+        click.echo(section.replace("_", " ") + ":")
+        for k, v in info[section].items():
+            click.echo(f"  {k:24s} {fmt(v)}")
 
 if __name__ == "__main__":  # pragma: no cover
     main()
