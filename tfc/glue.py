@@ -128,6 +128,11 @@ KEYS: dict[str, str] = {
     "scorers_bert_chunking_table": "per dataset: BERTScore rows with a chunked grounding, max chunks, truncated outputs",
     "scorers_bert_rows_chunked": "BERTScore rows whose grounding needed more than one chunk",
     "scorers_bert_max_abs_delta": "largest |delta| of MiniLM BERTScore AUC vs TRUE-T3 bertscore over the nine sets",
+    # --- 03_qags / 04_q2 (QG-QA scorers) ---
+    # --- 05_alignscore ---
+    # --- 06_wecheck ---
+    # --- 07_byoc, ledger, worked example, provenance (book as a whole) ---
+    # --- benchmarks / robustness ---
     # --- other chapters ---
 }
 
