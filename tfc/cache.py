@@ -160,8 +160,11 @@ class ScoreCache:
         if not frames:
             return pd.DataFrame({"id": pd.Series([], dtype=str), "score": pd.Series([], dtype=float),
                                  "input_sha": pd.Series([], dtype=str)})
-        df = pd.concat(frames, ignore_index=True)
-        return df.drop_duplicates("id", keep="last").reset_index(drop=True)
+        df = pd.concat(frames, ignore_index=True).drop_duplicates("id", keep="last").reset_index(drop=True)
+        from tfc.provenance import record_read   # chapter footers list the cache entries they read
+
+        record_read("cache", self.signature, self.dataset, self.split, len(df))
+        return df
 
     def exists(self) -> bool:
         return self.parquet.exists() or self.parts.is_dir()
