@@ -6,7 +6,7 @@
 >>> S.score_dataset("f1", "frank")            # DataFrame id, label, score (cached, resumable)
 
 Registry names: ``f1, rouge1, rouge2, rougeL, bleu4, bertscore, nli, summac-zs, summac-conv,
-ensemble`` and ``imported:<source>/<metric>``. ``alignscore, wecheck, qags, q2`` are reserved for
+ensemble, alignscore, wecheck`` and ``imported:<source>/<metric>``. ``qags, q2`` are reserved for
 later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
 ``preset="improved"`` where the two differ (see ``PRESETS``).
 """
@@ -28,8 +28,10 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     "summac-zs": ("tfc.scorers.summac:SummaCZS", {}),
     "summac-conv": ("tfc.scorers.summac:SummaCConv", {}),
     "ensemble": ("tfc.scorers.ensemble:Ensemble", {}),
+    "alignscore": ("tfc.scorers.alignscore:AlignScoreScorer", {}),
+    "wecheck": ("tfc.scorers.wecheck:WeCheckScorer", {}),
 }
-RESERVED = {"alignscore", "wecheck", "qags", "q2"}
+RESERVED = {"qags", "q2"}
 
 # preset -> name -> overrides applied on top of the registry defaults
 # (BERTScore: TRUE's bert-score 0.3.11 truncated long groundings; we chunk in both presets because

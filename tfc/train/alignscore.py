@@ -233,13 +233,16 @@ class AlignScoreModel:
             return p["bin"][:, 1]
         return p["reg"]
 
-    def score(self, contexts, claims, head: str = "3way", split: str = "chunk", chunk_words: int = 350,
-              splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False,
-              chunk_unit: str = "words", progress: bool = False):
-        """AlignScore of each (context, claim); higher = more consistent, in [0, 1].
+    def score_heads(self, contexts, claims, split: str = "chunk", chunk_words: int = 350,
+                    splitter: str = "auto", batch_size: int = 32, chunk_unit: str = "words",
+                    progress: bool = False, return_matrices: bool = False) -> dict:
+        """AlignScore of each (context, claim) from *every* head of the checkpoint, in one pass.
 
-        All pairs of all examples go through :meth:`pair_scores` together (not one example at a time).
-        ``chunk_words`` is the chunk budget, in ``chunk_unit`` (``"words"`` as published, or ``"tokens"``).
+        All (context unit x claim sentence) pairs of all examples go through :meth:`predict` together
+        (not one example at a time); each head's pair scores are then aggregated per example (max over
+        context units, mean over claim sentences; soft LCS for ``smart-l``). Returns
+        ``{"scores": {head: [N]}, "n_pairs": [N] int, "matrices": {head: [matrix per example]}}``
+        (``matrices`` only with ``return_matrices``).
         """
         ctx_units, claim_units = build_units(contexts, claims, split, chunk_words, splitter, chunk_unit,
                                              self.tokenizer)
@@ -251,15 +254,41 @@ class AlignScoreModel:
                     pa.append(c)
                     pb.append(s)
             spans.append((start, len(cu), len(su)))
-        flat = self.pair_scores(pa, pb, head=head, batch_size=batch_size, progress=progress) if pa else np.zeros(0)
+        probs = self.predict(pa, pb, batch_size, progress)
+        flat = {"3way": probs["3way"][:, self._aligned_index()]}
+        if "bin" in probs:
+            flat["bin"] = probs["bin"][:, 1]
+        if "reg" in probs:
+            flat["reg"] = probs["reg"]
         agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
-        scores, mats = np.empty(len(spans)), []
-        for i, (start, nc, ns) in enumerate(spans):
-            mat = flat[start:start + nc * ns].reshape(nc, ns)
-            scores[i] = agg(mat)
-            if return_matrices:
-                mats.append(mat)
-        return (scores, mats) if return_matrices else scores
+        out = {"scores": {h: np.empty(len(spans)) for h in flat},
+               "n_pairs": np.array([nc * ns for _, nc, ns in spans], dtype=np.int64)}
+        if return_matrices:
+            out["matrices"] = {h: [] for h in flat}
+        for h, v in flat.items():
+            for i, (start, nc, ns) in enumerate(spans):
+                mat = v[start:start + nc * ns].reshape(nc, ns)
+                out["scores"][h][i] = agg(mat)
+                if return_matrices:
+                    out["matrices"][h].append(mat)
+        return out
+
+    def score(self, contexts, claims, head: str = "3way", split: str = "chunk", chunk_words: int = 350,
+              splitter: str = "auto", batch_size: int = 32, return_matrices: bool = False,
+              chunk_unit: str = "words", progress: bool = False):
+        """AlignScore of each (context, claim) from one head; higher = more consistent, in [0, 1].
+
+        ``chunk_words`` is the chunk budget, in ``chunk_unit`` (``"words"`` as published, or ``"tokens"``).
+        See :meth:`score_heads` for all heads at once.
+        """
+        if head not in HEADS:
+            raise ValueError(f"unknown head {head!r}; use one of {HEADS}")
+        if head not in self.heads:
+            raise ValueError(f"checkpoint {self.path} has no {head!r} head (heads: {self.heads})")
+        res = self.score_heads(contexts, claims, split, chunk_words, splitter, batch_size, chunk_unit,
+                               progress, return_matrices)
+        scores = res["scores"][head]
+        return (scores, res["matrices"][head]) if return_matrices else scores
 
 
 def load_alignscore_model(ckpt_dir, device: str = "cpu", max_length: int = 512) -> AlignScoreModel:

@@ -1,0 +1,207 @@
+"""The ``alignscore`` scorer on tiny random checkpoints (a 3-head one and a plain NLI classifier)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import tfc.scorers as S  # noqa: E402
+from tfc.models.tiny import make_tiny_classifier  # noqa: E402
+from tfc.scorers.alignscore import AlignScoreScorer, head_scores  # noqa: E402
+
+CTX = ["The cat sat on the mat. The dog ran in the park. A man is big.",
+       "A woman is small. She was in the house.",
+       "The team won the game in 2001."]
+CLAIM = ["The cat sat. A man is not big.", "A woman is small.", "The team lost. It was 1990. No."]
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory):
+    return str(make_tiny_classifier(tmp_path_factory.mktemp("as_nli"), seed=3))
+
+
+@pytest.fixture(scope="module")
+def tiny3(tmp_path_factory, tiny_nli):
+    """The tiny classifier plus seeded random bin/reg heads, saved in the training code's format."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from tfc.train import core
+
+    d = tmp_path_factory.mktemp("as_3head")
+    torch.manual_seed(5)
+    seqcls = AutoModelForSequenceClassification.from_pretrained(tiny_nli)
+    model = core._make_multihead_class()(seqcls, core.TASKS)
+    for p in model.heads.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    core.save_checkpoint(model, AutoTokenizer.from_pretrained(tiny_nli), d)
+    return str(d)
+
+
+def get(ckpt, **kw):
+    return S.get("alignscore", checkpoint=ckpt, sentence_splitter="rule", **kw)
+
+
+# --- registry, config, signature ---------------------------------------------------------------------
+def test_registry_and_defaults():
+    s = S.get("alignscore")
+    assert isinstance(s, AlignScoreScorer)
+    c = s.config
+    assert (c.checkpoint, c.head, c.split, c.chunk_words, c.max_length) == (
+        "tfc/alignscore-minilm", "3way", "chunk", 350, 512)
+    assert "alignscore" not in S.RESERVED
+    assert s.output_range == (0.0, 1.0)
+
+
+def test_signature_changes_with_head_split_checkpoint(tiny3, tiny_nli):
+    base = get(tiny3)
+    assert base.signature.startswith("alignscore.") and "-3way-chunk." in base.signature
+    assert base.signature == get(tiny3, batch_size=3, device="cpu").signature
+    others = {get(tiny3, head="bin").signature, get(tiny3, head="reg").signature,
+              get(tiny3, split="document").signature, get(tiny3, split="smart-n").signature,
+              get(tiny3, split="smart-l").signature, get(tiny3, chunk_words=100).signature,
+              get(tiny_nli).signature, get(tiny3, dtype="bfloat16").signature,
+              get(tiny3, clean_claims=True).signature}
+    assert base.signature not in others and len(others) == 9
+
+
+@pytest.mark.parametrize("kw, err", [
+    ({"head": "bogus"}, ValueError), ({"split": "paragraph"}, ValueError), ({"chunk_words": 0}, ValueError),
+    ({"chunk_words": 2.5}, ValueError), ({"max_length": 4}, ValueError), ({"dtype": "int8"}, ValueError),
+    ({"no_such_field": 1}, TypeError)])
+def test_bad_config(kw, err, tiny3):
+    with pytest.raises(err):
+        get(tiny3, **kw)
+
+
+def test_bad_input(tiny3):
+    s = get(tiny3)
+    with pytest.raises(TypeError, match="None"):
+        s.score(["a cat ."], [None])
+    with pytest.raises(ValueError, match="differ in length"):
+        s.score(["a cat .", "b"], ["a cat ."])
+    with pytest.raises(TypeError, match="single string"):
+        s.score("a cat .", "a cat .")
+    # empty or blank text: the documented empty_score (0.0), without calling the model
+    out = s.score(["", "The cat sat.", "The cat sat."], ["The cat sat.", "   ", "The cat sat."], progress=False)
+    assert out[0] == 0.0 and out[1] == 0.0 and 0.0 < out[2] < 1.0
+    assert s.last_aux()["aux_n_pairs"].tolist() == [0, 0, 1]
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        S.get("alignscore", checkpoint=str(tmp_path / "nope")).score(["a"], ["a"], progress=False)
+
+
+# --- scores ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("split", ["chunk", "document", "smart-n", "smart-l"])
+def test_wraps_the_training_inference_code(tiny3, split):
+    """Scores and aux columns equal :meth:`AlignScoreModel.score` of each head (one pass for all heads)."""
+    from tfc.train.alignscore import load_alignscore_model
+
+    m = load_alignscore_model(tiny3)
+    for head in ("3way", "bin", "reg"):
+        s = get(tiny3, head=head, split=split, chunk_words=8)
+        got = s.score(CTX, CLAIM, progress=False)
+        want = m.score(CTX, CLAIM, head=head, split=split, chunk_words=8, splitter="rule")
+        np.testing.assert_allclose(got, want, atol=1e-6)
+        aux = s.last_aux()
+        assert set(aux) == {"aux_n_pairs"} | {f"aux_{h}" for h in ("3way", "bin", "reg") if h != head}
+        for other in {"3way", "bin", "reg"} - {head}:
+            np.testing.assert_allclose(aux[f"aux_{other}"], m.score(CTX, CLAIM, head=other, split=split,
+                                                                     chunk_words=8, splitter="rule"), atol=1e-6)
+        assert ((got >= 0) & (got <= 1)).all()
+
+
+def test_pair_counts_hand_computed(tiny3):
+    # CTX[0]: sentences of 6, 6 and 4 words; budget 8 words -> 3 chunks; CLAIM[0] has 2 sentences -> 6 pairs
+    # CTX[1]: 4 + 5 words -> 2 chunks x 1 claim sentence; CTX[2]: 1 chunk x 3 claim sentences
+    s = get(tiny3, chunk_words=8)
+    s.score(CTX, CLAIM, progress=False)
+    assert s.last_aux()["aux_n_pairs"].tolist() == [6, 2, 3]
+    s = get(tiny3, chunk_words=350)
+    s.score(CTX, CLAIM, progress=False)
+    assert s.last_aux()["aux_n_pairs"].tolist() == [2, 1, 3]
+    s = get(tiny3, split="document")
+    s.score(CTX, CLAIM, progress=False)
+    assert s.last_aux()["aux_n_pairs"].tolist() == [1, 1, 1]
+    s = get(tiny3, split="smart-n")
+    s.score(CTX, CLAIM, progress=False)
+    assert s.last_aux()["aux_n_pairs"].tolist() == [3 * 2, 2 * 1, 1 * 3]
+
+
+def test_batch_and_order_invariance(tiny3):
+    s = get(tiny3, chunk_words=8)
+    a = s.score(CTX, CLAIM, batch_size=1, progress=False)
+    b = s.score(CTX, CLAIM, batch_size=7, progress=False)
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    rev = s.score(CTX[::-1], CLAIM[::-1], batch_size=2, progress=False)
+    np.testing.assert_allclose(rev[::-1], a, atol=1e-5)
+    # one example alone scores the same as inside a batch of three
+    np.testing.assert_allclose(s.score(CTX[:1], CLAIM[:1], progress=False), a[:1], atol=1e-5)
+
+
+def test_plain_nli_checkpoint(tiny_nli):
+    s = get(tiny_nli)
+    out = s.score(CTX, CLAIM, progress=False)
+    assert out.shape == (3,) and set(s.last_aux()) == {"aux_n_pairs"}
+    with pytest.raises(ValueError, match="no 'bin' head"):
+        get(tiny_nli, head="bin").score(CTX, CLAIM, progress=False)
+    with pytest.raises(ValueError, match="no 'reg' head"):
+        get(tiny_nli, head="reg").load()
+
+
+def test_bfloat16_close_to_float32(tiny3):
+    a = get(tiny3).score(CTX, CLAIM, progress=False)
+    b = get(tiny3, dtype="bfloat16").score(CTX, CLAIM, progress=False)
+    np.testing.assert_allclose(a, b, atol=0.05)
+
+
+# --- cache -------------------------------------------------------------------------------------------
+def test_cache_round_trip_with_aux_heads(tiny3, tmp_cache, monkeypatch):
+    from tfc import data
+    from tfc.cache import ScoreCache, load_scores
+
+    s = get(tiny3, chunk_words=8)
+    ids = ["toy/dev/0", "toy/dev/1", "toy/dev/2"]
+    got = ScoreCache(s.signature, "toy", "dev").compute(s, ids, CTX, CLAIM, chunk_size=2, progress=False)
+    want = s.score(CTX, CLAIM, progress=False)
+    np.testing.assert_allclose(got["score"], want, atol=1e-6)
+    cached = load_scores(s.signature, "toy")
+    assert {"aux_bin", "aux_reg", "aux_n_pairs"} <= set(cached.columns)
+    side = json.loads((tmp_cache / s.signature / "toy" / "dev.json").read_text())
+    assert side["config"]["head"] == "3way" and side["config"]["split"] == "chunk" and side["row_count"] == 3
+
+    # the head ablation reads every head from this one cache entry
+    frame = pd.DataFrame({"id": ids, "dataset": "toy", "split": "dev", "grounding": CTX, "generated": CLAIM,
+                          "label": [1, 0, 0], "meta": [{}] * 3})
+    monkeypatch.setattr(data, "load", lambda name, split=None, sample=None, seed=0: frame.copy())
+    hs = head_scores(s, "toy")
+    assert list(hs.columns) == ["id", "label", "3way", "bin", "reg"]
+    np.testing.assert_allclose(hs["3way"], want, atol=1e-6)
+    np.testing.assert_allclose(hs["bin"], get(tiny3, chunk_words=8, head="bin").score(CTX, CLAIM, progress=False),
+                               atol=1e-6)
+
+    # a second run computes nothing (the scorer is not called)
+    class Boom(AlignScoreScorer):
+        def _score(self, *a, **k):
+            raise AssertionError("recomputed a cached row")
+
+    boom = Boom(s.config)
+    again = ScoreCache(boom.signature, "toy", "dev").compute(boom, ids, CTX, CLAIM, progress=False)
+    np.testing.assert_allclose(again["score"], got["score"])
+
+
+def test_diagram_draws():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tfc.scorers.alignscore import diagram
+
+    ax = diagram(n_chunks=3, n_sentences=4)
+    assert ax.get_title().startswith("AlignScore = mean of the column maxima")
+    assert len(ax.get_yticklabels()) == 4

@@ -1,0 +1,154 @@
+"""AlignScore scorer: the alignment function of a (three-head) checkpoint, applied as AlignScore does.
+
+The scorer wraps :func:`tfc.train.alignscore.load_alignscore_model` (the inference code lives there,
+once): split the generated text (claim) into sentences, cut the grounding (context) into chunks of about
+``chunk_words`` whitespace words at sentence boundaries, score every (chunk, claim sentence) pair, take
+the max over chunks and the mean over claim sentences.
+
+* ``checkpoint``: ``tfc/alignscore-minilm`` (default, trained offline here by ``tfc train alignscore``),
+  any local directory written by :mod:`tfc.train`, or any 3-way NLI sequence classifier (local or hub id)
+  whose ``id2label`` names entailment/neutral/contradiction. A plain classifier has only the 3-way head:
+  ``head="bin"``/``"reg"`` then raise a clear error. The official AlignScore ``.ckpt`` files (PyTorch
+  Lightning) are *not* supported.
+* ``head``: ``3way`` (P(aligned) = P(entailment), published), ``bin`` (P(aligned) of the binary head) or
+  ``reg`` (the regression head, in [0, 1]).
+* ``split``: ``chunk`` (published), ``document`` (one pair per example, truncated to ``max_length``),
+  ``smart-n`` (grounding sentences x claim sentences, max-mean) or ``smart-l`` (the same matrix with a
+  soft-LCS aggregation). See AlignScore Figures 3 and 4 for the ablations.
+* The forward pass computes every head at once, so the cache keeps the other heads' scores as
+  ``aux_3way``, ``aux_bin``, ``aux_reg`` (the same aggregation, other head) plus ``aux_n_pairs`` (model
+  pairs per example): the head ablation needs no rescoring (:func:`head_scores`).
+* ``clean_claims=True`` applies AlignScore's claim cleaning (:mod:`tfc.text.claims`) first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfc import models
+from tfc.scorers.base import ModelScorer, ScorerConfig
+
+HEADS = ("3way", "bin", "reg")
+SPLITS = ("chunk", "document", "smart-n", "smart-l")
+
+
+@dataclass(frozen=True)
+class AlignScoreConfig(ScorerConfig):
+    checkpoint: str = "tfc/alignscore-minilm"
+    revision: str | None = None
+    head: str = "3way"                 # "3way" | "bin" | "reg"
+    split: str = "chunk"               # "chunk" | "document" | "smart-n" | "smart-l"
+    chunk_words: int = 350             # chunk budget in whitespace words (as published)
+    max_length: int = 512              # tokens per (chunk, sentence) pair; longer pairs are truncated
+    sentence_splitter: str = "auto"
+    clean_claims: bool = False
+    dtype: str = "float32"
+    batch_size: int = 32
+    device: str | None = None
+
+
+class AlignScoreScorer(ModelScorer):
+    name = "alignscore"
+    config_cls = AlignScoreConfig
+    output_range = (0.0, 1.0)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        c = self.config
+        if c.head not in HEADS:
+            raise ValueError(f"head must be one of {HEADS}; got {c.head!r}")
+        if c.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}; got {c.split!r}")
+        if not isinstance(c.chunk_words, int) or isinstance(c.chunk_words, bool) or c.chunk_words < 1:
+            raise ValueError(f"chunk_words must be an int >= 1; got {c.chunk_words!r}")
+        if not isinstance(c.max_length, int) or isinstance(c.max_length, bool) or c.max_length < 8:
+            raise ValueError(f"max_length must be an int >= 8; got {c.max_length!r}")
+        models.torch_dtype(c.dtype)   # raises on an unknown dtype
+
+    def tag(self):
+        c = self.config
+        return f"{models.short_name(c.checkpoint)}-{c.head}-{c.split}"
+
+    def _load(self):
+        from tfc.train.alignscore import load_alignscore_model
+
+        c = self.config
+        path = models.resolve(c.checkpoint)
+        if not models.is_local(c.checkpoint):   # a hub id: its snapshot in the local HF cache (offline)
+            from huggingface_hub import snapshot_download
+
+            path = snapshot_download(c.checkpoint, revision=c.revision)
+        self.model = load_alignscore_model(path, models.resolve_device(c.device), c.max_length)
+        if c.head not in self.model.heads:
+            raise ValueError(f"checkpoint {c.checkpoint!r} has no {c.head!r} head (it has {self.model.heads}); "
+                             "a plain NLI classifier supports head='3way' only")
+        if c.dtype not in ("float32", "fp32"):
+            self.model.model.to(models.torch_dtype(c.dtype))
+
+    def _score(self, groundings, generations, batch_size, progress):
+        c = self.config
+        if c.clean_claims:
+            from tfc.text.claims import clean_claims
+
+            generations = clean_claims(generations)
+        res = self.model.score_heads(groundings, generations, split=c.split, chunk_words=c.chunk_words,
+                                     splitter=c.sentence_splitter, batch_size=batch_size, progress=progress)
+        aux = {f"aux_{h}": v for h, v in res["scores"].items() if h != c.head}
+        aux["aux_n_pairs"] = res["n_pairs"].astype(np.int32)
+        self._aux_keep = aux
+        return res["scores"][c.head]
+
+
+def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str | None = None,
+                **overrides):
+    """All heads' cached scores of one dataset (``id, label, 3way, bin, reg``) from one cache entry.
+
+    The chosen head is the ``score`` column, the others its ``aux_*`` columns; a head the checkpoint lacks
+    is absent. Reads the cache only (rows not cached are left out).
+    """
+    import pandas as pd
+
+    from tfc import data, scorers
+    from tfc.cache import ScoreCache
+
+    s = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    df = data.load(dataset, split=split)
+    frames = [ScoreCache(s.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()]
+    cached = pd.concat(frames, ignore_index=True).drop_duplicates("id")
+    out = cached.rename(columns={"score": s.config.head, **{f"aux_{h}": h for h in HEADS}})
+    keep = ["id"] + [h for h in HEADS if h in out.columns]
+    out = df[["id", "label"]].merge(out[keep], on="id", how="inner")
+    return out
+
+
+def diagram(ax=None, n_chunks: int = 3, n_sentences: int = 4, seed: int = 1):
+    """Teaching figure: a (chunk x claim sentence) score matrix -> max over chunks -> mean = AlignScore.
+
+    Draws made-up scores (seeded); returns the matplotlib axes.
+    """
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(seed)
+    m = rng.uniform(0.02, 0.6, size=(n_chunks, n_sentences))
+    best = rng.integers(0, n_chunks, size=n_sentences)
+    m[best, np.arange(n_sentences)] = rng.uniform(0.55, 0.98, size=n_sentences)
+    m[:, -1] = np.minimum(m[:, -1], 0.25)     # one claim sentence no chunk supports
+    col_max = m.max(axis=0)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 3.6))
+    ax.imshow(np.vstack([m, np.full(n_sentences, np.nan), col_max[None, :]]), cmap="viridis", vmin=0, vmax=1,
+              aspect="auto")
+    for i in range(n_chunks):
+        for j in range(n_sentences):
+            ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
+                    color="white" if m[i, j] < 0.5 else "black", fontweight="bold" if i == m[:, j].argmax() else None)
+    for j in range(n_sentences):
+        ax.text(j, n_chunks + 1, f"{col_max[j]:.2f}", ha="center", va="center",
+                color="white" if col_max[j] < 0.5 else "black")
+    ax.set_xticks(range(n_sentences), [f"claim sent. {j + 1}" for j in range(n_sentences)])
+    ax.set_yticks(list(range(n_chunks)) + [n_chunks + 1],
+                  [f"chunk {i + 1}" for i in range(n_chunks)] + ["max over chunks"])
+    ax.set_title(f"AlignScore = mean of the column maxima = {col_max.mean():.2f}")
+    ax.tick_params(length=0)
+    return ax
