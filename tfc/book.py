@@ -33,8 +33,12 @@ MODES: dict[str, dict] = {
 REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "seed", "device", "use_cache")
 
 
+# notebooks that read the others' outputs (the reproduction ledger): always executed last
+RUN_LAST = ("08_ledger",)
+
+
 def notebooks(only: list[str] | None = None) -> list[Path]:
-    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"), key=lambda p: (p.stem in RUN_LAST, p.name))
     if only:
         wanted = {Path(o).stem for o in only}
         unknown = wanted - {p.stem for p in nbs}
@@ -71,18 +75,39 @@ def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: d
     params = dict(MODES[mode])
     params.update({k: v for k, v in (extra or {}).items() if v is not None})
     output_dir.mkdir(parents=True, exist_ok=True)
+    # chapters record their paper-vs-ours frames next to the notebooks (tfc.ledger); the kernels
+    # inherit this environment variable
+    previous = os.environ.get("TFC_LEDGER_DIR")
+    os.environ["TFC_LEDGER_DIR"] = str(Path(output_dir).resolve() / "_ledger")
+    from tfc import ledger
+
     records = []
-    for nb in notebooks(only):
-        out = output_dir / nb.name
-        t0 = time.perf_counter()
-        log(f"[tfc book] {nb.name} ({mode}) ...")
-        pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(REPO_ROOT),
-                            kernel_name="python3", language="python", progress_bar=False, log_output=False)
-        _hide_injected(out)
-        dt = time.perf_counter() - t0
-        log(f"[tfc book] {nb.name} done in {dt:.1f}s")
-        records.append({"notebook": nb.name, "mode": mode, "seconds": round(dt, 2)})
-    (output_dir / "timings.json").write_text(json.dumps(records, indent=2))
+    try:
+        for nb in notebooks(only):
+            out = output_dir / nb.name
+            ledger.clear(nb.stem)      # a chapter's old records go before it runs again
+            t0 = time.perf_counter()
+            log(f"[tfc book] {nb.name} ({mode}) ...")
+            pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(REPO_ROOT),
+                                kernel_name="python3", language="python", progress_bar=False, log_output=False)
+            _hide_injected(out)
+            dt = time.perf_counter() - t0
+            log(f"[tfc book] {nb.name} done in {dt:.1f}s")
+            records.append({"notebook": nb.name, "mode": mode, "seconds": round(dt, 2)})
+    finally:
+        if previous is None:
+            os.environ.pop("TFC_LEDGER_DIR", None)
+        else:
+            os.environ["TFC_LEDGER_DIR"] = previous
+    # keep the timings of notebooks not run this time (a --only run updates its own entries)
+    tpath = output_dir / "timings.json"
+    try:
+        old = json.loads(tpath.read_text()) if tpath.is_file() else []
+    except ValueError:
+        old = []
+    ran = {r["notebook"] for r in records}
+    merged = [r for r in old if isinstance(r, dict) and r.get("notebook") not in ran] + records
+    tpath.write_text(json.dumps(sorted(merged, key=lambda r: r["notebook"]), indent=2))
     return records
 
 
