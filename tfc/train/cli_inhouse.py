@@ -114,7 +114,9 @@ def mix_cmd(kind, out, seed, sample, synthetic):
                            "sha256": report["sha256"], "file": str(path)}))
 
 
-COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd)
+from tfc.train.wecheck_cli import wecheck_cmd  # noqa: E402  (WeCheck, issue 8)
+
+COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd, wecheck_cmd)
 
 
 def register(group: click.Group) -> click.Group:

@@ -1,0 +1,599 @@
+"""WeCheck at our scale: weak signals -> unification -> labelling model -> noise filter -> fine-tuning.
+
+**Training data.** The mirror holds the authors' weak-supervision samples (``wecheck_train``): PAWS
+(8,000 pairs, 1 hypothesis each) and Wizard-of-Wikipedia dialogue (7,420 knowledge passages x 5
+model responses = 37,100 pairs). The summarisation part (BART samples on CNN/DM and XSum) is missing,
+and it cannot be rebuilt honestly: we have no summarisation model, and every news article in the
+mirror belongs to an evaluation set. So WeCheck-MiniLM trains on **dialogue only**, after the leakage
+filter (:func:`tfc.data.leakage.training_mix`). The PAWS file *is* TRUE's PAWS evaluation set (every
+article, 7,999 of 8,000 pairs): the filter removes all of it; a run that keeps it (``tasks=("dialogue",
+"paws")`` with ``leaked=True``) exists only to measure how much the overlap inflates PAWS, and its
+checkpoint name says ``leaked``.
+
+**Weak signals** (columns ``sig_*``, all in [0, 1], higher = consistent):
+
+* ``sig_anli`` -- the file's ``anli_score``: the entailment probability of an ANLI-trained NLI model,
+  i.e. the authors' NLI warm-up signal (one per beam);
+* ``sig_summac`` -- the file's ``summac_score``: SummaC (one per beam; its range is [0, 1] here);
+* ``sig_qafacteval`` -- the file's ``qafacteval_score`` (QAFactEval). Its list does not follow the
+  beams: row ``i`` holds a 16-long window of one running list (row ``i+1``'s list is row ``i``'s shifted
+  by one). For PAWS (1 beam) the first element is the row's own score (it correlates 0.75 with
+  ``anli_score``); for dialogue (5 beams per row, shift 1 per row) no beam alignment exists, so the
+  signal is NaN there (abstains) -- see :func:`released_signals`;
+* ``sig_nli`` -- ours: ``tfc/nli-minilm`` entailment probability (document mode, the ``nli`` scorer);
+* ``sig_summac_zs`` -- ours: SummaC-ZS with ``tfc/nli-minilm`` (``e - c`` in [-1, 1], mapped to
+  ``(x + 1) / 2``).
+
+Thresholds of the unification are computed per task (the signal distributions differ by task, the
+reason the paper sets them by probability mass); one labelling model is fitted on all rows.
+
+**Fine-tuning** (:func:`train_wecheck`). The model is a 3-way NLI classifier (warm-started from
+``tfc/nli-minilm``; ``base="minilm"`` is the "w/o NLI warm-up" ablation, a fresh head on the plain
+encoder). Its score is ``P(entailment)`` (softmax over the three classes), the same number the NLI
+scorer reads, and the loss is binary cross-entropy between that probability and ``p(y+)``
+(:func:`tfc.train.labelmodel.noise_aware_loss`), so the checkpoint stays an ordinary NLI model that the
+``wecheck`` scorer (and ``nli``) load unchanged. The labels are fixed (computed once before training).
+AdamW, linear warm-up then decay, gradient clipping 1.0; seeding, saving and the model card come from
+:mod:`tfc.train.core`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tfc import config
+
+TASK_SETS = {"dialogue": "wecheck_dialogue", "paws": "wecheck_paws"}
+RELEASED = ("sig_anli", "sig_summac", "sig_qafacteval")
+OURS = ("sig_nli", "sig_summac_zs")
+DEFAULT_SIGNALS = RELEASED + OURS
+SIGNAL_DOC = {
+    "sig_anli": "released anli_score: entailment probability of the authors' ANLI-trained NLI model",
+    "sig_summac": "released summac_score: SummaC score, [0, 1]",
+    "sig_qafacteval": "released qafacteval_score: QAFactEval, first element of the row's window (PAWS only)",
+    "sig_nli": "ours: tfc/nli-minilm P(entailment), document mode",
+    "sig_summac_zs": "ours: SummaC-ZS with tfc/nli-minilm, (e - c + 1) / 2",
+}
+OWN_SCORERS = {"sig_nli": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"}),
+               "sig_summac_zs": ("summac-zs", {"checkpoint": "tfc/nli-minilm"})}
+
+
+# --------------------------------------------------------------------------------------------------
+# signals and leakage
+
+def released_signals(task: str) -> pd.DataFrame:
+    """``id`` plus the released signals of ``wecheck_<task>`` (one row per (article, beam))."""
+    from tfc import data as D
+    from tfc.data.builders import _jsonl
+
+    if task not in TASK_SETS:
+        raise ValueError(f"task must be one of {sorted(TASK_SETS)}; got {task!r}")
+    df = D.load(TASK_SETS[task])
+    meta = pd.DataFrame(list(df["meta"]))
+    out = pd.DataFrame({"id": df["id"].to_numpy(), "sig_anli": meta["anli_score"].astype(float).to_numpy(),
+                        "sig_summac": meta["summac_score"].astype(float).to_numpy()})
+    if task == "paws":
+        qa = []
+        for k in range(8):
+            qa += [float(rec["qafacteval_score"][0]) for rec in _jsonl(f"wecheck_train/paws/qafacteval_score_{k}.json")]
+        if len(qa) != len(out):
+            raise RuntimeError(f"paws: {len(qa)} QAFactEval values for {len(out)} rows")
+        out["sig_qafacteval"] = qa
+    else:
+        out["sig_qafacteval"] = np.nan   # not aligned with the beams (module doc)
+    return out
+
+
+def overlap_report() -> pd.DataFrame:
+    """Exact overlaps (after :func:`tfc.data.leakage.normalize`) of the WeCheck files with TRUE's sets.
+
+    One row per (task, TRUE set): distinct articles of the file that are groundings of the set, and
+    (article, hypothesis) pairs of the file that are pairs of the set.
+    """
+    from tfc import data as D
+    from tfc.data.leakage import normalize
+
+    rows = []
+    true_sets = {n: D.load(n) for n in D.TRUE_TEXT}
+    norm_true = {n: (set(map(normalize, df["grounding"])),
+                     set(zip(map(normalize, df["grounding"]), map(normalize, df["generated"]))))
+                 for n, df in true_sets.items()}
+    for task, name in TASK_SETS.items():
+        w = D.load(name)
+        g = list(map(normalize, w["grounding"]))
+        pairs = set(zip(g, map(normalize, w["generated"])))
+        arts = pd.DataFrame(list(w["meta"]))[["file", "row"]].assign(g=g).drop_duplicates(["file", "row"])
+        for n, (tg, tp) in norm_true.items():
+            rows.append({"task": task, "true_set": n, "file_articles": len(arts), "file_pairs": len(w),
+                         "articles_in_set": int(arts["g"].isin(tg).sum()),
+                         "pairs_in_set": len(pairs & tp)})
+    return pd.DataFrame(rows)
+
+
+def weak_frame(tasks=("dialogue",), leaked: bool = False, sample: int | None = None, seed: int = 0,
+               with_own: bool = True, progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The weakly labelled pool: common-schema rows + ``sig_*`` columns, and the leakage report.
+
+    ``leaked=False`` applies the leakage filter to every task; ``leaked=True`` keeps the PAWS rows
+    unfiltered (the labelled "leaked" comparison only; dialogue is always filtered). ``sample`` rows per
+    task are drawn (seeded) after filtering. ``with_own`` adds our signals through the score cache.
+    """
+    from tfc import data as D
+    from tfc.data.leakage import training_mix
+
+    bad = set(tasks) - set(TASK_SETS)
+    if bad or not tasks:
+        raise ValueError(f"tasks must be a non-empty subset of {sorted(TASK_SETS)}; got {tasks}")
+    frames, reports = [], []
+    for task in tasks:
+        name = TASK_SETS[task]
+        if task == "paws" and leaked:
+            df = D.load(name)
+            rep = pd.DataFrame([{"source": name, "n_in": len(df), "removed_exact": 0, "removed_near": 0,
+                                 "n_out": len(df), "note": "LEAKED: kept unfiltered for the comparison"}])
+        else:
+            df, rep = training_mix([name])
+        if sample is not None and len(df) > sample:
+            df = df.sample(n=sample, random_state=seed).sort_index()
+        df = df.merge(released_signals(task), on="id", how="left", validate="one_to_one")
+        df["task"] = task
+        frames.append(df)
+        reports.append(rep)
+    pool = pd.concat(frames, ignore_index=True)
+    if with_own:
+        pool = add_own_signals(pool, progress=progress)
+    return pool, pd.concat(reports, ignore_index=True)
+
+
+def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int | None = None) -> pd.DataFrame:
+    """Add ``sig_nli`` and ``sig_summac_zs`` (score cache: only rows not cached yet are computed)."""
+    from tfc import inhouse, scorers
+    from tfc.cache import ScoreCache
+
+    out = pool.copy()
+    for col, (name, kw) in OWN_SCORERS.items():
+        scorer = scorers.get(name, **kw)
+        vals = pd.Series(np.nan, index=out.index)
+        for ds, g in out.groupby("dataset", sort=False):
+            cache = ScoreCache(scorer.signature, ds, "train")
+            inhouse.reuse_identical(scorer, cache, g)   # identical pairs scored elsewhere (TRUE-PAWS)
+            got = cache.compute(scorer, g["id"].tolist(), g["grounding"].tolist(), g["generated"].tolist(),
+                                batch_size=batch_size, progress=progress)
+            sc = got.drop_duplicates("id").set_index("id")["score"]
+            vals.loc[g.index] = sc.reindex(g["id"]).to_numpy()
+        if name == "summac-zs":
+            vals = (vals + 1.0) / 2.0     # e - c in [-1, 1] -> [0, 1]
+        out[col] = vals.clip(0.0, 1.0)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# labels
+
+def label_pool(pool: pd.DataFrame, signals=DEFAULT_SIGNALS, label_model: str = "generative",
+               reading: str = "quantile", p_pos: float = 0.75, p_neg: float = 0.25) -> tuple[np.ndarray, dict]:
+    """``p(y+)`` per row of the pool. Unification thresholds per task; one labelling model for all rows.
+    Signals absent from the pool's columns, or NaN on every row, are dropped (and reported)."""
+    from tfc.train import labelmodel as LM
+
+    if label_model not in LM.LABEL_MODELS:
+        raise ValueError(f"label_model must be one of {LM.LABEL_MODELS}; got {label_model!r}")
+    used = [s for s in signals if s in pool.columns and pool[s].notna().any()]
+    dropped = [s for s in signals if s not in used]
+    if not used:
+        raise ValueError(f"none of the signals {list(signals)} is available in the pool")
+    S = pool[used].to_numpy(dtype=float)
+    report = {"signals": used, "dropped_signals": dropped, "label_model": label_model, "reading": reading,
+              "p_pos": p_pos, "p_neg": p_neg, "by_task": {}}
+    if label_model == "average":
+        return LM.average_signals(S), report
+    L = np.full(S.shape, LM.ABSTAIN, dtype=np.int8)
+    for task, idx in pool.groupby("task", sort=False).indices.items():
+        sub = S[idx]
+        have = ~np.isnan(sub).all(0)
+        L_t = np.full(sub.shape, LM.ABSTAIN, dtype=np.int8)
+        L_t[:, have] = LM.unify(sub[:, have], p_pos, p_neg, reading)
+        L[idx] = L_t
+        g_pos, g_neg = LM.thresholds(sub[:, have], p_pos, p_neg, reading)
+        report["by_task"][task] = {"rows": int(len(idx)),
+                                   "gamma_pos": dict(zip(np.array(used)[have].tolist(), np.round(g_pos, 4).tolist())),
+                                   "gamma_neg": dict(zip(np.array(used)[have].tolist(), np.round(g_neg, 4).tolist()))}
+    report["vote_share"] = {s: {"pos": round(float((L[:, j] == 1).mean()), 4), "neg": round(float((L[:, j] == 0).mean()), 4),
+                                "abstain": round(float((L[:, j] == LM.ABSTAIN).mean()), 4)} for j, s in enumerate(used)}
+    if label_model == "majority":
+        return LM.majority_vote(L), report
+    lm = LM.GenerativeLabelModel() if label_model == "generative" else LM.DawidSkeneLabelModel()
+    lm.fit(L)
+    report["accuracy"] = dict(zip(used, np.round(lm.accuracy_, 4).tolist()))
+    report["iterations"] = lm.fit_info_.iterations
+    report["converged"] = lm.fit_info_.converged
+    return lm.predict_proba(L), report
+
+
+# --------------------------------------------------------------------------------------------------
+# fine-tuning
+
+@dataclass
+class WeCheckConfig:
+    """Every knob of one WeCheck run (recorded in the checkpoint's ``training_summary.json``)."""
+
+    name: str = "wecheck-minilm"
+    base: str = "tfc/nli-minilm"        # the NLI warm-up; "minilm" = w/o warm-up (Table 2)
+    tasks: tuple[str, ...] = ("dialogue",)
+    leaked: bool = False                # keep the PAWS rows unfiltered (labelled comparison only)
+    pool_sample: int | None = 4000      # rows per task drawn (seeded) after the leakage filter
+    signals: tuple[str, ...] = DEFAULT_SIGNALS
+    reading: str = "quantile"
+    p_pos: float = 0.75
+    p_neg: float = 0.25
+    label_model: str = "generative"     # generative | em | average | majority
+    noise_filter: bool = True
+    filter_mode: str = "band"
+    hard_labels: bool = False
+    max_train_rows: int | None = 3000   # cap after the noise filter (CPU budget), seeded
+    dev_rows: int = 200                 # held out: loss before/after training
+    epochs: float = 1.0
+    batch_size: int = 16
+    max_length: int = 256
+    lr: float = 2e-5
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    grad_clip: float = 1.0
+    seed: int = 2023
+    device: str = "cpu"
+    num_threads: int | None = None
+    max_minutes: float | None = None
+    save_dtype: str = "fp32"
+    # fields read by tfc.train.core.write_model_card
+    grad_accum: int = 1
+    loss_weights: dict = field(default_factory=lambda: {"bce_p_entailment": 1.0})
+
+    def validate(self) -> None:
+        from tfc.train.labelmodel import LABEL_MODELS, READINGS
+
+        if self.label_model not in LABEL_MODELS:
+            raise ValueError(f"label_model must be one of {LABEL_MODELS} ('none' is the warm-up itself: "
+                             f"score tfc/nli-minilm); got {self.label_model!r}")
+        if self.reading not in READINGS:
+            raise ValueError(f"reading must be one of {READINGS}; got {self.reading!r}")
+        if set(self.tasks) - set(TASK_SETS) or not self.tasks:
+            raise ValueError(f"tasks must be a non-empty subset of {sorted(TASK_SETS)}; got {self.tasks}")
+        if "paws" in self.tasks and not self.leaked:
+            raise ValueError("no PAWS rows survive the leakage filter (all are TRUE-PAWS pairs); "
+                             "pass leaked=True for the labelled leaked comparison")
+        if self.leaked and "leaked" not in self.name:
+            raise ValueError("a leaked run's name must say so (contain 'leaked')")
+        if self.epochs <= 0 or self.batch_size < 1 or self.max_length < 8 or self.lr <= 0:
+            raise ValueError("epochs, batch_size, max_length and lr must be positive")
+
+
+def resolve_base(base: str) -> str:
+    """``tfc/<name>`` -> its artifacts folder; other values as :func:`tfc.train.core.resolve_base`."""
+    from tfc import models
+    from tfc.train.core import resolve_base as core_base
+
+    return models.resolve(base) if base.startswith("tfc/") else core_base(base)
+
+
+def training_frame(pool: pd.DataFrame, cfg: WeCheckConfig) -> tuple[pd.DataFrame, dict]:
+    """Label, filter and cap the pool -> core-format frame (``text_a, text_b, task='reg', label=target,
+    source``) plus ``p_label`` and a report."""
+    from tfc.train.labelmodel import noise_filter
+
+    p, rep = label_pool(pool, cfg.signals, cfg.label_model, cfg.reading, cfg.p_pos, cfg.p_neg)
+    keep = noise_filter(p, cfg.p_pos, cfg.p_neg, cfg.filter_mode) if cfg.noise_filter else np.ones(len(p), bool)
+    rep.update(pool_rows=int(len(pool)), kept_by_noise_filter=int(keep.sum()),
+               p_label_mean=round(float(p.mean()), 4), p_label_mean_kept=round(float(p[keep].mean()), 4) if keep.any() else None)
+    sel = pool.loc[keep].assign(p_label=p[keep])
+    if sel.empty:
+        raise ValueError("the noise filter left no training rows")
+    if cfg.max_train_rows is not None and len(sel) > cfg.max_train_rows:
+        sel = sel.sample(n=cfg.max_train_rows, random_state=cfg.seed).sort_index()
+    target = np.round(sel["p_label"].to_numpy()) if cfg.hard_labels else sel["p_label"].to_numpy()
+    frame = pd.DataFrame({"text_a": sel["grounding"].to_numpy(), "text_b": sel["generated"].to_numpy(),
+                          "task": "reg", "label": target.astype(float), "source": sel["dataset"].to_numpy(),
+                          "id": sel["id"].to_numpy(), "p_label": sel["p_label"].to_numpy()})
+    rep["train_rows"] = int(len(frame))
+    rep["target_positive_share"] = round(float((target >= 0.5).mean()), 4)
+    return frame, rep
+
+
+def _p_entail(model, tok, a, b, max_length, device, i_ent=0):
+    import torch
+
+    from tfc.train.core import _encode
+
+    logits = model(**_encode(tok, a, b, max_length, device))["3way"].float()
+    return torch.softmax(logits, dim=-1)[:, i_ent]
+
+
+def frame_bce(model, tok, frame: pd.DataFrame, max_length: int, device="cpu", batch_size: int = 64) -> float:
+    """Mean noise-aware loss of a model on a frame (eval mode, no gradient)."""
+    import torch
+
+    from tfc.train.labelmodel import noise_aware_loss
+
+    if len(frame) == 0:
+        return float("nan")
+    model.eval()
+    tot = 0.0
+    with torch.no_grad():
+        for i in range(0, len(frame), batch_size):
+            ch = frame.iloc[i:i + batch_size]
+            p = _p_entail(model, tok, ch["text_a"], ch["text_b"], max_length, device)
+            tot += float(noise_aware_loss(p, torch.tensor(ch["label"].to_numpy(), dtype=torch.float32))) * len(ch)
+    return tot / len(frame)
+
+
+@dataclass
+class WeCheckResult:
+    out_dir: Path | None
+    steps: int
+    losses: list
+    summary: dict
+    model: object = None
+    tokenizer: object = None
+
+
+def train_wecheck(cfg: WeCheckConfig | None = None, pool: pd.DataFrame | None = None, leak_report=None,
+                  out_dir=None, progress: bool = True, keep_model: bool = False) -> WeCheckResult:
+    """Run the WeCheck pipeline and save ``tfc/<cfg.name>`` (``out_dir=False``: save nothing, tests).
+
+    ``pool``: a weak pool (:func:`weak_frame`) to use instead of building one (tests pass a hand-made
+    pool with ``task``, ``dataset``, ``id``, ``grounding``, ``generated`` and ``sig_*`` columns).
+    """
+    import torch
+
+    cfg = cfg or WeCheckConfig()
+    cfg.validate()
+    prev = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        return _train(cfg, pool, leak_report, out_dir, progress, keep_model)
+    finally:
+        torch.set_num_threads(prev[0])
+        torch.use_deterministic_algorithms(prev[1], warn_only=prev[2])
+
+
+def _train(cfg, pool, leak_report, out_dir, progress, keep_model):
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    from tfc.train import core
+    from tfc.train.labelmodel import noise_aware_loss
+
+    t0 = time.time()
+    if cfg.num_threads:
+        torch.set_num_threads(int(cfg.num_threads))
+    if pool is None:
+        pool, leak_report = weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
+                                       progress=progress)
+    t_pool = time.time() - t0
+    frame, label_rep = training_frame(pool, cfg)
+    rng = np.random.default_rng(cfg.seed)
+    n_dev = min(cfg.dev_rows, len(frame) // 5)
+    dev_idx = np.sort(rng.choice(len(frame), size=n_dev, replace=False)) if n_dev else np.array([], int)
+    dev = frame.iloc[dev_idx].reset_index(drop=True)
+    train_df = frame.drop(index=frame.index[dev_idx]).reset_index(drop=True)
+
+    device = torch.device(cfg.device)
+    if device.type == "cpu":
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.manual_seed(cfg.seed)
+    base_path = resolve_base(cfg.base)
+    model, tok = core.build_model(base_path, tasks=("3way",))
+    model.to(device)
+    if model.model.config.id2label.get(0, "").lower() != "entailment":
+        raise ValueError(f"{cfg.base}: expected id 0 = entailment, got {model.model.config.id2label}")
+    dev_before = frame_bce(model, tok, dev, cfg.max_length, str(device))
+
+    steps_per_epoch = math.ceil(len(train_df) / cfg.batch_size)
+    max_steps = max(1, int(round(cfg.epochs * steps_per_epoch)))
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    groups = [{"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
+               "weight_decay": cfg.weight_decay},
+              {"params": [p for n, p in model.named_parameters() if any(s in n for s in no_decay)],
+               "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=cfg.lr)
+    sched = get_linear_schedule_with_warmup(opt, int(math.ceil(cfg.warmup_ratio * max_steps)), max_steps)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    char_len = (train_df["text_a"].str.len() + train_df["text_b"].str.len()).to_numpy()
+    a_all, b_all = train_df["text_a"].to_numpy(), train_df["text_b"].to_numpy()
+    y_all = torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)
+
+    def batches():
+        # seeded permutation, length-grouped within pools of 8 batches (less padding on CPU), batch order shuffled
+        pool_n = cfg.batch_size * 8
+        while True:
+            perm = torch.randperm(len(train_df), generator=gen).numpy()
+            for s in range(0, len(perm), pool_n):
+                chunk = perm[s:s + pool_n]
+                chunk = chunk[np.argsort(char_len[chunk], kind="stable")]
+                cut = [chunk[i:i + cfg.batch_size] for i in range(0, len(chunk), cfg.batch_size)]
+                for j in torch.randperm(len(cut), generator=gen).tolist():
+                    yield cut[j]
+
+    it = batches()
+    model.train()
+    losses, log, step, stopped_by = [], [], 0, "epochs"
+    t_train = time.time()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=max_steps, desc=f"train {cfg.name}", unit="step", mininterval=10)
+    while step < max_steps:
+        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
+            stopped_by = "max_minutes"
+            break
+        idx = next(it)
+        p = _p_entail(model, tok, a_all[idx], b_all[idx], cfg.max_length, device)
+        loss = noise_aware_loss(p, y_all[idx].to(device))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        sched.step()
+        step += 1
+        losses.append(float(loss.detach()))
+        if step % 10 == 0 or step == 1 or step == max_steps:
+            log.append({"step": step, "loss": losses[-1], "lr": sched.get_last_lr()[0],
+                        "elapsed_s": round(time.time() - t_train, 2)})
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    train_s = time.time() - t_train
+    dev_after = frame_bce(model, tok, dev, cfg.max_length, str(device))
+    wall = time.time() - t0
+    examples = step * cfg.batch_size
+    summary = {
+        "name": f"tfc/{cfg.name}", "base_model": cfg.base, "base_model_path": base_path,
+        "config": asdict(cfg) | {"tasks": list(cfg.tasks), "signals": list(cfg.signals)},
+        "loss": "BCE(P(entailment), p(y+)): binary cross-entropy of the 3-way head's entailment probability "
+                "against the fixed probabilistic label (hard labels: rounded)",
+        "id2label": {str(k): v for k, v in core.ID2LABEL.items()},
+        "mix": {"rows": int(len(frame)), "train_rows": int(len(train_df)), "dev_rows": int(len(dev)),
+                "sha256": core.frame_sha256(frame), "by_source": core.mix_table(frame).to_dict("records")},
+        "mix_report": {"leakage": (leak_report.to_dict("records") if isinstance(leak_report, pd.DataFrame)
+                                   else leak_report or []),
+                       "labels": label_rep, "signal_doc": {s: SIGNAL_DOC.get(s, s) for s in label_rep["signals"]}},
+        "steps": step, "examples_seen": examples, "stopped_by": stopped_by,
+        "first_loss": losses[0] if losses else None,
+        "last_loss_mean10": float(np.mean(losses[-10:])) if losses else None,
+        "pool_seconds": round(t_pool, 1), "train_seconds": round(train_s, 1), "wall_seconds": round(wall, 1),
+        "examples_per_second": round(examples / train_s, 2) if train_s > 0 else None,
+        "device": core._device_name(device), "dtype": "fp32", "torch_threads": torch.get_num_threads(),
+        "versions": core._versions(),
+        "dev_eval": {"reg": {"rows": int(len(dev)), "bce_before": round(dev_before, 5), "bce_after": round(dev_after, 5)}},
+        "eval_results": {},
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    target = None
+    if out_dir is not False:
+        target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
+        core.save_checkpoint(model, tok, target)
+        if cfg.save_dtype != "fp32":
+            core.convert_checkpoint_dtype(target, cfg.save_dtype)
+        (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        with open(target / "train_log.jsonl", "w") as fh:
+            for rec in log:
+                fh.write(json.dumps(rec) + "\n")
+        core.write_model_card(target, summary)
+    return WeCheckResult(target, step, losses, summary, model if keep_model else None, tok if keep_model else None)
+
+
+def write_record(name: str) -> Path:
+    """Copy a trained checkpoint's card and summary to ``results/models/<name>/`` with its identity, so
+    the book finds its committed scores without the weights."""
+    import shutil
+    from datetime import datetime, timezone
+
+    from tfc import models
+
+    src = config.artifacts_dir() / name
+    if not (src / "config.json").is_file():
+        raise FileNotFoundError(f"no checkpoint {src}")
+    dst = config.model_records_dir() / name
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in ("README.md", "training_summary.json", "train_log.jsonl"):
+        if (src / f).is_file():
+            shutil.copy2(src / f, dst / f)
+    (dst / "identity.json").write_text(json.dumps({
+        "checkpoint": f"tfc/{name}", "identity": models.identity(f"tfc/{name}"),
+        "note": "identity of the weights the committed scores under results/scores were computed with; the "
+                "weights themselves are not committed (retrain with `tfc train wecheck`)",
+        "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n")
+    return dst
+
+
+# --------------------------------------------------------------------------------------------------
+# the runs of the chapter (WeCheck Tables 1, 2, 3, 5 at our scale)
+
+EVAL_SAMPLE = 200    # per TRUE set, stratified by label (tfc.data.load(sample=...)), seed EVAL_SEED
+EVAL_SEED = 0
+
+RUNS: dict[str, dict] = {
+    "wecheck-minilm": {},                                                     # main model
+    "wecheck-minilm-nowarmup": {"base": "minilm"},                            # Table 2
+    "wecheck-minilm-nofilter": {"noise_filter": False},                       # Table 2
+    "wecheck-minilm-hard": {"hard_labels": True},                             # Table 2
+    "wecheck-minilm-average": {"label_model": "average"},                     # Table 5
+    "wecheck-minilm-majority": {"label_model": "majority"},                   # Table 5
+    "wecheck-minilm-em": {"label_model": "em"},                               # Table 5
+    "wecheck-minilm-leaked": {"tasks": ("dialogue", "paws"), "leaked": True},  # Table 3 / leaked PAWS
+}
+
+
+def run_config(name: str, **overrides) -> WeCheckConfig:
+    if name not in RUNS:
+        raise KeyError(f"unknown run {name!r}; known: {', '.join(RUNS)}")
+    return WeCheckConfig(name=name, **{**RUNS[name], **overrides})
+
+
+def scorer_for(checkpoint: str):
+    """The scorer whose cache holds a checkpoint's TRUE scores (``nli`` for the warm-up, else ``wecheck``)."""
+    from tfc import scorers
+
+    if checkpoint == "tfc/nli-minilm":
+        return scorers.get("nli", checkpoint=checkpoint, mode="document")
+    return scorers.get("wecheck", checkpoint=checkpoint)
+
+
+def evaluate(checkpoint: str, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
+             log=print) -> list[dict]:
+    """Score a checkpoint on the TRUE sets through the cache (resumable) and record the runs."""
+    from tfc import data as D
+    from tfc import inhouse
+
+    name = "nli" if checkpoint == "tfc/nli-minilm" else "wecheck"
+    over = {"checkpoint": checkpoint} | ({"mode": "document"} if name == "nli" else {})
+    out = []
+    for ds in datasets or D.TRUE_TEXT:
+        rec = inhouse.score_run(name, ds, over, sample=sample, seed=seed)
+        rec["plan"] = "wecheck"
+        inhouse.append_record(checkpoint, rec)
+        log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "wall_seconds")}))
+        out.append(rec)
+    return out
+
+
+def auc_long(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED) -> pd.DataFrame:
+    """Long AUC table (row = dataset, column = label, value 0..1, signature, n, n_scored) from the cache
+    only (missing rows stay NaN and are counted), for ``{label: checkpoint}``."""
+    from tfc import data as D
+    from tfc.scorers.dataset import auc_table
+
+    ds = list(datasets or D.TRUE_TEXT)
+    parts = [auc_table([(lab, scorer_for(ck))], ds, sample=sample, seed=seed, cache_only=True)
+             for lab, ck in checkpoints.items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED) -> pd.DataFrame:
+    """Wide per-example frame: ``id, dataset, label, grounding, generated`` + one score column per label
+    (cache only)."""
+    from tfc import data as D
+    from tfc.scorers.dataset import score_dataset
+
+    out = []
+    for ds in datasets or D.TRUE_TEXT:
+        df = D.load(ds, sample=sample, seed=seed)[["id", "dataset", "label", "grounding", "generated"]]
+        for lab, ck in checkpoints.items():
+            s = score_dataset(scorer_for(ck) if isinstance(ck, str) and ck.startswith("tfc/") else ck, ds,
+                              sample=sample, seed=seed, cache_only=True)
+            df[lab] = s.set_index("id")["score"].reindex(df["id"]).to_numpy()
+        out.append(df)
+    return pd.concat(out, ignore_index=True)
+
+
+__all__ = ["TASK_SETS", "DEFAULT_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
+           "add_own_signals", "label_pool", "WeCheckConfig", "training_frame", "train_wecheck", "write_record",
+           "RUNS", "run_config", "evaluate", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]
