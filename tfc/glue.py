@@ -132,6 +132,24 @@ KEYS: dict[str, str] = {
     # --- 05_alignscore ---
     # --- 06_wecheck ---
     # --- 07_byoc, ledger, worked example, provenance (book as a whole) ---
+    "ledger_n_tables": "published tables in the reference INDEX (all five papers)",
+    "ledger_n_reproduced": "tables with status 'reproduced'",
+    "ledger_n_partial": "tables with status 'partially reproduced'",
+    "ledger_n_offline": "tables with status 'not reproducible offline'",
+    "ledger_n_not_yet": "tables with status 'not reproduced yet'",
+    "ledger_n_cells": "published cells compared by the same system (reproduction role), all tables",
+    "ledger_n_cells_within": "of those, cells within their table's tolerance",
+    "ledger_n_published": "published cells in all tables",
+    "ledger_n_standin": "published cells set beside a stand-in model only or also",
+    "ledger_n_figures": "paper figures listed in tfc/ledger_figures.csv",
+    "ledger_n_figures_drawn": "paper figures a chapter draws an analogue of",
+    "ledger_status_fig": "bar chart: tables per paper and status",
+    "byoc_tiny_signature": "signature of the NLI scorer built on the demo's tiny random checkpoint",
+    "byoc_tiny_n_rows": "rows the demo scored with the tiny checkpoint",
+    "byoc_tiny_auc": "AUC of the tiny random checkpoint on those rows (chance level expected)",
+    "byoc_scorer_names": "registry names after registering the demo scorer",
+    "teach_true_diagram": "pipeline diagram of the TRUE meta-evaluation",
+    "teach_data_diagram": "pipeline diagram of the data layer",
     # --- benchmarks / robustness ---
     # --- other chapters ---
 }

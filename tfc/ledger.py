@@ -192,7 +192,8 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per table of the reference INDEX (see the module docstring for the status rules).
 
     Columns: ``table, paper, title, kind, chapter, status, detail, n_published, n_compared,
-    n_within_tol, median_abs_delta, max_abs_delta, n_standin, standin_median_abs_delta, signatures``.
+    n_within_tol, median_abs_delta, max_abs_delta, n_standin, standin_median_abs_delta, signatures,
+    modes`` (the running modes of the recording chapters: in smoke mode the deltas are sampling noise).
     ``n_compared`` counts distinct published cells with a reproduction comparison (the best |Δ|
     per cell when several runs were compared); the ``standin`` columns do the same for stand-ins.
     """
@@ -226,6 +227,7 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
             "n_standin": int(sti.size),
             "standin_median_abs_delta": float(sti.median()) if sti.size else np.nan,
             "signatures": ", ".join(sorted({x for x in r["signature"] if x})) if len(r) else "",
+            "modes": ", ".join(sorted({x for x in r["mode"] if x})) if len(r) else "",
         })
         if rep.size == n_pub and n_pub and out["n_within_tol"] == n_pub:
             status, detail = "reproduced", f"all {n_pub} cells within {tol:g}"
@@ -248,7 +250,7 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
         rows.append(out)
     cols = ["table", "paper", "title", "kind", "chapter", "recorded", "status", "detail", "n_published",
             "n_compared", "n_within_tol", "tolerance", "median_abs_delta", "max_abs_delta", "n_standin",
-            "standin_median_abs_delta", "signatures"]
+            "standin_median_abs_delta", "signatures", "modes"]
     return pd.DataFrame(rows)[cols]
 
 
