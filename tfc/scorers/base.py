@@ -15,15 +15,22 @@ able to change its scores. From it:
 
 Input rules, shared by all scorers (:func:`validate_inputs`): two sequences of equal length whose
 items are ``str``; ``None`` or any non-string raises ``TypeError`` naming the index; a length mismatch
-raises ``ValueError``. **Empty strings** (empty or white-space only grounding *or* generated text) get
-the scorer's ``empty_score``, by default the lower end of ``output_range`` (nothing to check, or
-nothing to check against: no credit is given), without calling the model.
+raises ``ValueError``; a string that is not valid Unicode (a lone surrogate such as ``"\\ud800"``,
+which no tokenizer can encode) raises ``ValueError`` naming the index. **Blank strings** -- empty,
+white space only, or nothing but invisible characters (control characters such as NUL, format
+characters such as the zero-width space; :func:`is_blank`) -- on the grounding *or* the generated
+side get the scorer's ``empty_score``, by default the lower end of ``output_range`` (nothing to
+check, or nothing to check against: no credit is given), without calling the model. Everything else
+(emoji, right-to-left scripts, HTML, numbers as text, one-token claims, 50,000-word groundings) is
+scored; ``tests/test_robustness.py`` checks that every registered scorer returns a finite score in
+its ``output_range`` for such inputs.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass, fields
 from typing import ClassVar, Sequence
 
@@ -75,7 +82,22 @@ def validate_inputs(groundings, generations) -> tuple[list[str], list[str]]:
                 raise TypeError(f"{side}[{i}] is None; every item must be a string")
             if not isinstance(x, str):
                 raise TypeError(f"{side}[{i}] is {type(x).__name__}, not str")
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(f"{side}[{i}] is not valid Unicode ({exc.reason} at position {exc.start}: "
+                                 f"{x[exc.start]!r}); decode your text properly (no lone surrogates)") from None
     return g, h
+
+
+_INVISIBLE = ("Cc", "Cf")   # control characters (NUL, ESC, ...) and format characters (zero-width space, ...)
+
+
+def is_blank(text: str) -> bool:
+    """True for text with nothing to score: empty, white space, or only control/format characters."""
+    if not text.strip():
+        return True
+    return all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text)  # stops at the first visible char
 
 
 class Scorer:
@@ -133,7 +155,7 @@ class Scorer:
               progress: bool = True) -> np.ndarray:
         g, h = validate_inputs(groundings, generations)
         out = np.full(len(g), np.nan, dtype=np.float64)
-        mask = np.array([bool(a.strip()) and bool(b.strip()) for a, b in zip(g, h)], dtype=bool)
+        mask = np.array([not (is_blank(a) or is_blank(b)) for a, b in zip(g, h)], dtype=bool)
         keep = np.flatnonzero(mask).tolist()
         out[~mask] = self.empty_score
         self._aux = {}
