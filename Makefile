@@ -47,6 +47,7 @@ chapter: venv
 # recompute everything (training, scoring) and build the book
 reproduce: MODE := full
 reproduce: venv
+	$(VENV)/bin/tfc train reproduce $(if $(DEVICE),--device $(DEVICE))
 	$(VENV)/bin/tfc book run --mode full $(if $(DEVICE),--device $(DEVICE))
 	$(VENV)/bin/tfc book build
 

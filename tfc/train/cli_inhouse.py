@@ -116,7 +116,9 @@ def mix_cmd(kind, out, seed, sample, synthetic):
 
 from tfc.train.wecheck_cli import wecheck_cmd  # noqa: E402  (WeCheck, issue 8)
 
-COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd, wecheck_cmd)
+from tfc.inhouse_cli import reproduce_cmd, score_inhouse_cmd  # noqa: E402  (rescoring, issue 7)
+
+COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd, wecheck_cmd, score_inhouse_cmd, reproduce_cmd)
 
 
 def register(group: click.Group) -> click.Group:

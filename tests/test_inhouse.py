@@ -1,0 +1,115 @@
+"""tfc.inhouse: measured scoring runs with reuse of identical inputs, run records, chapter tables."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tfc import inhouse as I
+
+
+def frame(name, ctx, claims, labels, split="test"):
+    return pd.DataFrame({"id": [f"{name}/{split}/{i:03d}" for i in range(len(ctx))], "dataset": name,
+                         "split": split, "grounding": ctx, "generated": claims, "label": labels,
+                         "meta": [{}] * len(ctx)})
+
+
+@pytest.fixture
+def toy_data(monkeypatch, tmp_cache, tmp_path):
+    from tfc import data
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "records"))
+    a = frame("toya", ["the cat sat on the mat", "a dog ran", "it rained"], ["the cat sat", "a cat ran", "sun"],
+              [1, 0, 0])
+    # toyb shares two inputs with toya (under other ids) and adds one new pair
+    b = frame("toyb", ["the cat sat on the mat", "it rained", "snow fell today"], ["the cat sat", "sun", "snow fell"],
+              [1, 0, 1])
+    sets = {"toya": a, "toyb": b}
+    monkeypatch.setattr(data, "load", lambda name, split=None, sample=None, seed=0: sets[name].copy())
+    return sets
+
+
+def test_score_run_measures_and_reuses_identical_inputs(toy_data):
+    rec = I.score_run("f1", "toya")
+    assert (rec["rows"], rec["computed_rows"], rec["reused_rows"]) == (3, 3, 0)
+    assert rec["pairs"] == 3 and rec["wall_seconds"] >= 0
+    assert rec["splits"]["test"]["auc"] == pytest.approx(1.0)   # SQuAD-normalised token F1 2/3, 1/2, 0 vs labels 1, 0, 0
+    rec_b = I.score_run("f1", "toyb")
+    assert (rec_b["computed_rows"], rec_b["reused_rows"]) == (1, 2)
+    from tfc.cache import load_scores
+    from tfc.scorers import get
+
+    sb = load_scores(get("f1").signature, "toyb").set_index("id")["score"]
+    fresh = get("f1").score(toy_data["toyb"]["grounding"], toy_data["toyb"]["generated"], progress=False)
+    np.testing.assert_allclose(sb.loc[toy_data["toyb"]["id"]].to_numpy(), fresh)
+    # a rerun computes and reuses nothing
+    again = I.score_run("f1", "toyb")
+    assert (again["computed_rows"], again["reused_rows"], again["pairs_per_second"]) == (0, 0, None)
+
+
+def test_records_append_replace_and_keep_measurements(toy_data):
+    rec = I.score_run("f1", "toya")
+    I.append_record("tfc/toy-model", rec)
+    I.append_record("tfc/toy-model", {**rec, "wall_seconds": 9.0})          # same key: replaced
+    I.append_record("tfc/toy-model", {**rec, "computed_rows": 0, "wall_seconds": 0.0})  # cached rerun: kept
+    rows = json.loads(I.record_path("tfc/toy-model").read_text())
+    assert len(rows) == 1 and rows[0]["wall_seconds"] == 9.0
+    t = I.load_records("tfc/toy-model")
+    assert list(t["dataset"]) == ["toya"] and t["rows"].iloc[0] == 3
+    with pytest.raises(ValueError, match="in-house"):
+        I.record_path("some/hub-model")
+    assert I.load_records("tfc/none").empty
+
+
+def test_plans_cover_the_issue():
+    from tfc.data import TRUE_TEXT
+
+    p = I.plans()
+    assert [r["dataset"] for r in p["alignscore-true"]] == list(TRUE_TEXT)
+    assert {r["overrides"]["split"] for r in p["alignscore-split-ablation"]} == {"chunk", "document", "smart-n",
+                                                                                   "smart-l"}
+    assert all(r["sample"] == I.ABLATION_SAMPLE for r in p["alignscore-split-ablation"])
+    assert {r["dataset"] for r in p["nli-summac"]} == set(I.SUMMAC_SETS)
+    assert "summac_factcc" not in I.SUMMAC_SETS and "summac_frank_test" not in I.SUMMAC_SETS
+    with pytest.raises(KeyError, match="unknown plan"):
+        I.run_plan("nope")
+
+
+def test_ours_scorers_skip_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "rec"))
+    got = I.ours_scorers(skip_missing=True)
+    assert got == {} and set(I.MISSING) == {"alignscore-minilm", "nli-minilm"}
+    with pytest.raises(FileNotFoundError):
+        I.ours_scorers()
+    with pytest.raises(KeyError):
+        I.ours_scorers(["nope"])
+
+
+def test_vs_paper_labels_and_non_comparable_rows():
+    from tfc import config
+
+    if not (config.reference_dir() / "INDEX.csv").is_file():
+        pytest.skip("reference tables not found")
+    long = pd.DataFrame({"row": ["cogensumm", "summac_frank"], "split": ["test", "val"], "column": "m",
+                         "value": [0.8, 0.7], "signature": "sig"})
+    t = I.vs_paper(long, "AS-T2")
+    assert list(t["dataset"]) == ["cogensumm", "summac_frank"]
+    assert t["AlignScore-base (paper, 125M)"].iloc[0] == 83.7 and t["ours"].iloc[0] == 80.0
+    assert t["delta"].iloc[0] == pytest.approx(-3.7) and np.isnan(t["delta"].iloc[1])
+    assert "not comparable" in t["note"].iloc[1] and "in-house MiniLM (22M)" in t["model"].iloc[0]
+    led = I.ledger_frame(long, "AS-T2")
+    assert list(led["row"]) == ["cogensumm"] and led["column"].iloc[0] == "alignscore_base"
+
+
+def test_cli_commands():
+    from click.testing import CliRunner
+
+    from tfc.train.cli import train
+
+    r = CliRunner().invoke(train, ["score-inhouse", "bogus"])
+    assert r.exit_code != 0 and "unknown plan" in r.output
+    r = CliRunner().invoke(train, ["reproduce", "--help"])
+    assert r.exit_code == 0 and "--skip-training" in r.output

@@ -1,0 +1,520 @@
+"""Scoring runs of the in-house checkpoints (``tfc/nli-minilm``, ``tfc/alignscore-minilm``) and their records.
+
+One *run* scores one dataset (all its splits, or a stratified sample) with one scorer through the score
+cache and measures it: rows computed, model pairs scored, wall time, pairs/s. The records are appended
+to ``results/models/<name>/scoring_runs.json`` so the book can show throughput without recomputing.
+
+**Reuse of identical inputs.** A score is a deterministic function of (grounding, generated) for a given
+signature, so before computing, rows whose inputs (``input_sha``) already have a score under the same
+signature in *another* dataset's cache are copied (e.g. SummaC's FRANK split is TRUE's FRANK; the
+AlignScore relabelling of Polytope has the same texts as Polytope). The run record counts them as
+``reused_rows``; nothing else changes in the cache.
+
+The ``PLANS`` below are what ``tfc train reproduce`` (and ``make reproduce``) reruns after retraining.
+"""
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from tfc import config
+
+# the SummaC sets with text in the mirror (summac_factcc and summac_frank_test are unavailable)
+SUMMAC_SETS = ("summac_cogensumm", "summac_xsumfaith", "summac_polytope", "summac_polytope_alignscore",
+               "summac_frank", "summac_summeval")
+ABLATION_SAMPLE = 200      # per TRUE set, stratified by label, for the splitting ablation
+ABLATION_SEED = 0
+
+
+def _true_sets():
+    from tfc.data import TRUE_TEXT
+
+    return tuple(TRUE_TEXT)
+
+
+def plans() -> dict[str, list[dict]]:
+    """name -> list of runs (scorer name, overrides, dataset, sample)."""
+    true9 = _true_sets()
+    nli = {"scorer": "nli", "overrides": {"checkpoint": "tfc/nli-minilm", "mode": "document"}}
+    align = {"scorer": "alignscore", "overrides": {"checkpoint": "tfc/alignscore-minilm"}}
+    out = {
+        "nli-true": [{**nli, "dataset": d} for d in true9],
+        "alignscore-true": [{**align, "dataset": d} for d in true9],
+        "nli-summac": [{**nli, "dataset": d} for d in SUMMAC_SETS],
+        "alignscore-summac": [{**align, "dataset": d} for d in SUMMAC_SETS],
+        "alignscore-split-ablation": [
+            {"scorer": "alignscore", "overrides": {**align["overrides"], "split": sp}, "dataset": d,
+             "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
+            for sp in ("chunk", "document", "smart-l", "smart-n") for d in true9],
+    }
+    return out
+
+
+def _pairs(df: pd.DataFrame) -> int:
+    """Model forward pairs behind cached rows (``aux_n_pairs``, else ``aux_n_chunks``, else one per row)."""
+    for col in ("aux_n_pairs", "aux_n_chunks"):
+        if col in df.columns:
+            return int(df[col].sum())
+    return int(len(df))
+
+
+def reuse_identical(scorer, cache, sub: pd.DataFrame) -> int:
+    """Copy scores of identical inputs cached under ``scorer.signature`` for other datasets into ``cache``
+    (as a part file, compacted by the next compute). Returns the number of rows copied."""
+    from tfc.cache import ScoreCache, input_sha
+
+    have = set(cache.read(check=True)["id"])
+    todo = sub[~sub["id"].isin(have)]
+    if todo.empty:
+        return 0
+    want = pd.DataFrame({"id": todo["id"].to_numpy(),
+                         "input_sha": [input_sha(g, h) for g, h in zip(todo["grounding"], todo["generated"])]})
+    root = config.cache_dir() / scorer.signature
+    if not root.is_dir():
+        return 0
+    found = []
+    for pq in sorted(root.glob("*/*.parquet")):
+        ds, sp = pq.parent.name, pq.stem
+        if ds == cache.dataset and sp == cache.split:
+            continue
+        other = ScoreCache(scorer.signature, ds, sp).read(check=True)
+        found.append(other.drop(columns=["id"]).drop_duplicates("input_sha"))
+    if not found:
+        return 0
+    pool = pd.concat(found, ignore_index=True).drop_duplicates("input_sha")
+    got = want.merge(pool, on="input_sha", how="inner")
+    if got.empty:
+        return 0
+    cache.write_part(got)
+    return int(len(got))
+
+
+def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sample: int | None = None,
+              seed: int = 0, batch_size: int | None = None, reuse: bool = True, progress: bool = False) -> dict:
+    """Score one dataset through the cache (resumable) and measure it; returns the run record."""
+    from tfc import data, scorers
+    from tfc.cache import ScoreCache
+    from tfc.meta import roc_auc
+
+    scorer = scorers.get(scorer_name, **(overrides or {}))
+    df = data.load(dataset, sample=sample, seed=seed)
+    rec = {"scorer": scorer_name, "signature": scorer.signature, "dataset": dataset, "sample": sample,
+           "seed": seed, "splits": {}, "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    total_wall, total_pairs, total_computed, total_reused = 0.0, 0, 0, 0
+    for sp in df["split"].unique():
+        sub = df[df["split"] == sp]
+        cache = ScoreCache(scorer.signature, dataset, str(sp))
+        reused = reuse_identical(scorer, cache, sub) if reuse else 0
+        before = set(cache.read(check=True)["id"])
+        t0 = time.perf_counter()
+        got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
+                            batch_size=batch_size, progress=progress)
+        wall = time.perf_counter() - t0
+        new = got[~got["id"].isin(before)]
+        pairs = _pairs(new)
+        lab = sub.set_index("id")["label"].loc[got["id"]].to_numpy()
+        auc = roc_auc(lab, got["score"].to_numpy()) if len(set(lab)) == 2 else float("nan")
+        rec["splits"][str(sp)] = {"rows": int(len(sub)), "computed_rows": int(len(new)), "reused_rows": reused,
+                                  "pairs": pairs, "wall_seconds": round(wall, 2),
+                                  "pairs_per_second": round(pairs / wall, 2) if len(new) and wall > 0 else None,
+                                  "auc": round(float(auc), 4)}
+        total_wall += wall
+        total_pairs += pairs
+        total_computed += len(new)
+        total_reused += reused
+    rec.update(rows=int(len(df)), computed_rows=total_computed, reused_rows=total_reused, pairs=total_pairs,
+               wall_seconds=round(total_wall, 2),
+               pairs_per_second=round(total_pairs / total_wall, 2) if total_computed and total_wall > 0 else None,
+               examples_per_second=round(total_computed / total_wall, 2) if total_computed and total_wall > 0 else None,
+               threads=_threads(), device=getattr(scorer.config, "device", None) or config.default_device())
+    return rec
+
+
+def _threads():
+    try:
+        import torch
+
+        return int(torch.get_num_threads())
+    except ImportError:  # pragma: no cover
+        return None
+
+
+def record_path(checkpoint: str):
+    if not checkpoint.startswith("tfc/"):
+        raise ValueError(f"run records are kept for in-house checkpoints (tfc/<name>) only, not {checkpoint!r}")
+    return config.model_records_dir() / checkpoint[4:] / "scoring_runs.json"
+
+
+def append_record(checkpoint: str, rec: dict) -> None:
+    """Add (or replace: same signature, dataset, sample) a run record in the checkpoint's record file."""
+    p = record_path(checkpoint)
+    rows = json.loads(p.read_text()) if p.is_file() else []
+    key = (rec["signature"], rec["dataset"], rec.get("sample"))
+    old = [r for r in rows if (r["signature"], r["dataset"], r.get("sample")) == key]
+    if old and rec["computed_rows"] == 0:   # a fully cached rerun measures nothing: keep the measurement
+        return
+    rows = [r for r in rows if (r["signature"], r["dataset"], r.get("sample")) != key] + [rec]
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def load_records(checkpoint: str) -> pd.DataFrame:
+    """The run records of an in-house checkpoint as a flat table (one row per run)."""
+    p = record_path(checkpoint)
+    cols = ["scorer", "signature", "dataset", "sample", "rows", "computed_rows", "reused_rows", "pairs",
+            "wall_seconds", "pairs_per_second", "examples_per_second", "threads", "device"]
+    if not p.is_file():
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(json.loads(p.read_text()))[cols]
+
+
+def run_plan(name: str, threads: int | None = None, batch_size: int | None = None, log=print,
+             datasets=None) -> list[dict]:
+    """Run one of :func:`plans` (resumable: cached rows are not recomputed) and record every run."""
+    all_plans = plans()
+    if name not in all_plans:
+        raise KeyError(f"unknown plan {name!r}; known: {', '.join(all_plans)}")
+    if threads:
+        import torch
+
+        torch.set_num_threads(int(threads))
+    out = []
+    for run in all_plans[name]:
+        if datasets and run["dataset"] not in datasets:
+            continue
+        rec = score_run(run["scorer"], run["dataset"], run.get("overrides"), sample=run.get("sample"),
+                        seed=run.get("seed", 0), batch_size=batch_size)
+        rec["plan"] = name
+        append_record(run["overrides"]["checkpoint"], rec)
+        log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "reused_rows",
+                                            "pairs", "wall_seconds", "pairs_per_second")}
+                       | {"auc": {s: v["auc"] for s, v in rec["splits"].items()}}))
+        out.append(rec)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# committed records (no weights)
+
+def write_record(name: str, retrain: str | None = None) -> "object":
+    """Copy an installed checkpoint's card and training summary to ``results/models/<name>/`` with its
+    identity (the book then finds its committed scores without the weights)."""
+    import shutil
+
+    from tfc import models
+
+    src = config.artifacts_dir() / name
+    if not (src / "config.json").is_file():
+        raise FileNotFoundError(f"no checkpoint {src}")
+    dst = config.model_records_dir() / name
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in ("README.md", "training_summary.json"):
+        if (src / f).is_file():
+            shutil.copy2(src / f, dst / f)
+    (dst / "identity.json").write_text(json.dumps({
+        "checkpoint": f"tfc/{name}", "identity": models.identity(f"tfc/{name}"),
+        "note": "identity of the weights the committed scores under results/scores were computed with; the "
+                f"weights themselves are not committed (retrain with `tfc train {retrain or name.split('-')[0]}`)",
+        "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n")
+    return dst
+
+
+# --------------------------------------------------------------------------------------------------
+# evaluation tables of the AlignScore chapter (all read the score cache; nothing is recomputed when
+# ``cache_only=True``)
+
+# our SummaC dataset -> AlignScore Table 2/9 row. Polytope: AlignScore relabelled it (App. B.1), so the
+# paper's row is compared with ``summac_polytope_alignscore``; FRANK's SummaC test split is unavailable.
+SUMMAC_ROWS = {"summac_cogensumm": "cogensumm", "summac_xsumfaith": "xsumfaith",
+               "summac_polytope_alignscore": "polytope", "summac_summeval": "summac_summeval",
+               "summac_frank": "summac_frank"}
+OURS = {
+    "alignscore-minilm": ("alignscore", {"checkpoint": "tfc/alignscore-minilm"}),
+    "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"}),
+}
+OURS_LABEL = "in-house MiniLM (22M), trained offline"
+PAPER_COLUMNS = {"alignscore_base": "AlignScore-base (paper, 125M)",
+                 "alignscore_large": "AlignScore-large (paper, 355M)"}
+
+
+def ours_scorers(names=tuple(OURS), checkpoint: str | None = None, skip_missing: bool = False,
+                 **overrides) -> dict:
+    """``{label: scorer}`` for our in-house models (``OURS``), with extra config overrides.
+
+    ``checkpoint`` replaces the AlignScore model's checkpoint (bring your own; its label is the
+    checkpoint's short name). ``skip_missing=True`` leaves out a model whose identity cannot be
+    established (neither installed weights nor a committed record); :data:`MISSING` then names it.
+    """
+    from tfc import models, scorers
+
+    out = {}
+    MISSING.clear()
+    for n in names:
+        if n not in OURS:
+            raise KeyError(f"unknown in-house model {n!r}; known: {', '.join(OURS)}")
+        name, kw = OURS[n]
+        label = n
+        if checkpoint and name == "alignscore" and checkpoint != kw["checkpoint"]:
+            kw = {**kw, "checkpoint": checkpoint}
+            label = models.short_name(checkpoint)
+        sc = scorers.get(name, **{**kw, **overrides})
+        try:
+            sc.signature
+        except FileNotFoundError as exc:
+            if not skip_missing:
+                raise
+            MISSING[label] = str(exc)
+            continue
+        out[label] = sc
+    return out
+
+
+MISSING: dict[str, str] = {}
+
+
+def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
+    """The paper-vs-ours frame for the reproduction ledger: comparable rows only (test splits), our
+    models set beside the paper's ``column`` (a stand-in comparison)."""
+    from tfc.reference import paper_vs_ours
+
+    d = long.dropna(subset=["value"])
+    if "split" in d:
+        d = d[d["split"] == "test"]
+    out = [paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=column)
+           for _, g in d.groupby("column", sort=False)]
+    return pd.concat(out, ignore_index=True).dropna(subset=["paper"]) if out else pd.DataFrame()
+
+
+def _scores(scorer, dataset, split=None, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
+    from tfc import scorers
+
+    return scorers.score_dataset(scorer, dataset, split=split, sample=sample, seed=seed, cache_only=cache_only)
+
+
+def _auc_row(res: pd.DataFrame) -> tuple[float, int]:
+    from tfc.meta import roc_auc
+
+    got = res.dropna(subset=["score"])
+    ok = len(got) and got["label"].nunique() == 2
+    return (roc_auc(got["label"], got["score"]) if ok else float("nan")), int(len(got))
+
+
+def summac_auc(models: dict, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
+    """ROC AUC (0..1) on the SummaC *test* splits (AlignScore Table 2); a set without a test split in
+    the mirror (FRANK) is scored on its val split and flagged. Long form: ``row, dataset, split, column,
+    value, n, n_scored, signature``."""
+    from tfc import data
+
+    rows = []
+    for ds, row in SUMMAC_ROWS.items():
+        split = "test" if "test" in data.info(ds).splits else "val"
+        for label, sc in models.items():
+            res = _scores(sc, ds, split, sample, seed, cache_only)
+            auc, n_scored = _auc_row(res)
+            rows.append({"row": row, "dataset": ds, "split": split, "column": label, "value": auc,
+                         "n": len(res), "n_scored": n_scored, "signature": sc.signature})
+    return pd.DataFrame(rows)
+
+
+def true_auc(models: dict, datasets=None, sample=None, seed=0, cache_only=True,
+             averages=("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")) -> pd.DataFrame:
+    """ROC AUC (0..1) on the TRUE text sets (AlignScore Table 3) plus the papers' averages that the nine
+    sets allow (AVG-ZS, TRUE's 9-set mean; AlignScore's AVG needs FEVER and VitaminC, label-only here)."""
+    from tfc.meta.tables import add_averages
+
+    rows = []
+    for ds in datasets or _true_sets():
+        for label, sc in models.items():
+            res = _scores(sc, ds, None, sample, seed, cache_only)
+            auc, n_scored = _auc_row(res)
+            rows.append({"row": ds, "column": label, "value": auc, "n": len(res), "n_scored": n_scored,
+                         "signature": sc.signature})
+    return add_averages(pd.DataFrame(rows), averages)
+
+
+def summac_balanced_accuracy(models: dict, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
+    """AlignScore Table 9: balanced accuracy on the SummaC test split at the threshold tuned on val
+    (:func:`tfc.meta.tuned_accuracy`), for the sets with both splits. Long form with ``threshold``."""
+    from tfc import data
+    from tfc.meta import tuned_accuracy
+
+    rows = []
+    for ds, row in SUMMAC_ROWS.items():
+        if not {"val", "test"} <= set(data.info(ds).splits):
+            continue
+        for label, sc in models.items():
+            val = _scores(sc, ds, "val", sample, seed, cache_only).dropna(subset=["score"])
+            test = _scores(sc, ds, "test", sample, seed, cache_only).dropna(subset=["score"])
+            if val["label"].nunique() < 2 or test.empty:
+                acc, thr = float("nan"), float("nan")
+            else:
+                r = tuned_accuracy(val["label"], val["score"], test["label"], test["score"])
+                acc, thr = r.balanced_accuracy, r.threshold
+            rows.append({"row": row, "dataset": ds, "column": label, "value": acc, "threshold": thr,
+                         "n_val": len(val), "n_test": len(test), "signature": sc.signature})
+    return pd.DataFrame(rows)
+
+
+def vs_paper(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
+    """Our rows beside the paper's AlignScore rows: ``dataset, model, <paper columns>, ours, delta, note,
+    signature``; Δ = ours − the first paper column (AlignScore-base), all x100."""
+    from tfc.reference import paper_vs_ours
+
+    first = paper_columns[0]
+    out = []
+    for label, g in long.groupby("column", sort=False):
+        j = paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=first)
+        for pc in paper_columns[1:]:
+            other = paper_vs_ours(g[["row", "column", "value"]], table, scale=100, column=pc)
+            j[PAPER_COLUMNS.get(pc, pc)] = other["paper"].to_numpy()
+        j = j.rename(columns={"paper": PAPER_COLUMNS.get(first, first), "row": "dataset"})
+        j["model"] = f"{label} ({OURS_LABEL})"
+        note = []
+        for r in j["dataset"]:
+            m = long[(long["row"] == r) & (long["column"] == label)]
+            if "split" in m and len(m) and m["split"].iloc[0] != "test":
+                note.append(f"{m['split'].iloc[0]} split (paper: test, unavailable here): not comparable")
+            else:
+                note.append("")
+        j["note"] = note
+        j.loc[j["note"] != "", "delta"] = np.nan
+        cols = ["dataset", "model"] + [PAPER_COLUMNS.get(c, c) for c in paper_columns] + \
+            ["ours", "delta", "note", "signature"]
+        out.append(j[cols])
+    return pd.concat(out, ignore_index=True)
+
+
+def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides) -> pd.DataFrame:
+    """AUC (x100) of each head from one cached run (the other heads are its ``aux_*`` columns), with the
+    TRUE 9-set mean: ``dataset, head, auc``."""
+    from tfc.meta import roc_auc
+    from tfc.scorers.alignscore import head_scores
+
+    rows = []
+    for ds in datasets or _true_sets():
+        try:
+            hs = head_scores("alignscore", ds, checkpoint=checkpoint, **overrides)
+        except (FileNotFoundError, ValueError):
+            continue
+        for h in ("3way", "bin", "reg"):
+            if h in hs and hs["label"].nunique() == 2:
+                rows.append({"dataset": ds, "head": h, "auc": 100 * roc_auc(hs["label"], hs[h]), "n": len(hs)})
+    df = pd.DataFrame(rows, columns=["dataset", "head", "auc", "n"])
+    if len(df) and df["dataset"].nunique() == len(datasets or _true_sets()):
+        mean = df.groupby("head", as_index=False)["auc"].mean().assign(dataset="mean", n=df.groupby("head")["n"].sum().to_numpy())
+        df = pd.concat([df, mean], ignore_index=True)
+    return df
+
+
+SPLIT_MODES = ("chunk", "document", "smart-n", "smart-l")
+
+
+def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABLATION_SAMPLE,
+                   seed=ABLATION_SEED) -> pd.DataFrame:
+    """AUC (x100) per splitting mode on the fixed stratified sample, from the cache only:
+    ``dataset, split, auc, n_scored, pairs``; plus the mean over the datasets every mode covers."""
+    from tfc import scorers
+    from tfc.cache import ScoreCache
+    from tfc.meta import roc_auc
+
+    rows = []
+    for sp in SPLIT_MODES:
+        sc = scorers.get("alignscore", checkpoint=checkpoint, split=sp)
+        for ds in datasets or _true_sets():
+            res = _scores(sc, ds, None, sample, seed, True)
+            got = res.dropna(subset=["score"])
+            if len(got) < len(res) or got["label"].nunique() < 2:
+                continue
+            from tfc import data
+
+            pairs = 0
+            for spl in data.info(ds).splits:
+                c = ScoreCache(sc.signature, ds, spl).read(check=True)
+                c = c[c["id"].isin(set(got["id"]))]
+                pairs += int(c["aux_n_pairs"].sum()) if "aux_n_pairs" in c else len(c)
+            rows.append({"dataset": ds, "split": sp, "auc": 100 * roc_auc(got["label"], got["score"]),
+                         "n_scored": len(got), "pairs": pairs})
+    df = pd.DataFrame(rows, columns=["dataset", "split", "auc", "n_scored", "pairs"])
+    if len(df):
+        full = df.groupby("dataset")["split"].nunique()
+        common = set(full[full == df["split"].nunique()].index)
+        m = df[df["dataset"].isin(common)].groupby("split", as_index=False).agg(
+            auc=("auc", "mean"), n_scored=("n_scored", "sum"), pairs=("pairs", "sum"))
+        df = pd.concat([df, m.assign(dataset=f"mean ({len(common)} sets)")], ignore_index=True)
+    return df
+
+
+def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), datasets=None, n: int = 1000,
+                            seed: int = 0, sample=None) -> pd.DataFrame:
+    """Paired bootstrap (within each dataset) of mean-AUC differences over the TRUE sets, each in-house
+    model vs each lexical baseline (:func:`tfc.meta.bootstrap_mean_auc_diff`), Holm-adjusted over the
+    table. Only examples scored by both are used (reported in ``n_examples``)."""
+    from tfc import scorers
+    from tfc.meta import bootstrap_mean_auc_diff, correct_pvalues
+
+    datasets = list(datasets or _true_sets())
+    base = {b: scorers.get(b) for b in baselines}
+    cache = {}
+
+    def frame(sc, ds):
+        key = (sc.signature, ds)
+        if key not in cache:
+            cache[key] = _scores(sc, ds, None, sample, seed, True).set_index("id")
+        return cache[key]
+
+    rows = []
+    for label, sc in models.items():
+        for b, bs in base.items():
+            groups, n_ex = {}, 0
+            for ds in datasets:
+                a, z = frame(sc, ds), frame(bs, ds)
+                j = a.join(z["score"].rename("b"), how="inner").dropna(subset=["score", "b"])
+                if j.empty:
+                    break
+                groups[ds] = (j["label"].to_numpy(), j["score"].to_numpy(), j["b"].to_numpy())
+                n_ex += len(j)
+            if len(groups) != len(datasets):
+                continue
+            r = bootstrap_mean_auc_diff(groups, n=n, seed=seed)
+            rows.append({"model": label, "baseline": b, "mean_auc_model": 100 * r.mean_auc_a,
+                         "mean_auc_baseline": 100 * r.mean_auc_b, "diff": 100 * r.diff,
+                         "ci_low": 100 * r.ci[0], "ci_high": 100 * r.ci[1], "p_value": r.p_value,
+                         "n_resamples": r.n, "n_valid": r.n_valid, "n_examples": n_ex,
+                         "signature": sc.signature, "baseline_signature": bs.signature})
+    df = pd.DataFrame(rows)
+    if len(df):
+        adj = correct_pvalues(df["p_value"].to_numpy(), method="holm")
+        df["p_holm"] = adj["p_adjusted"].to_numpy()
+        sig = df["p_holm"] < 0.05
+        df["verdict"] = np.where(sig & (df["diff"] > 0), "better", np.where(sig & (df["diff"] < 0), "worse",
+                                                                            "no significant difference"))
+    return df
+
+
+def training_facts(checkpoint: str) -> dict:
+    """Facts of an in-house model's training from its record (installed weights, else ``results/models``):
+    mix per source and label space, leakage rows removed, steps, wall time, held-out evaluation."""
+    from tfc import models
+
+    rec = models.training_record(checkpoint)
+    mix = pd.DataFrame(rec["mix"]["by_source"])
+    leak = pd.DataFrame(rec.get("mix_report", {}).get("leakage", []))
+    cfg = rec.get("config", {})
+    return {"mix": mix, "leakage": leak, "rows": rec["mix"]["rows"],
+            "removed_as_leakage": int(leak[["removed_exact", "removed_near"]].sum().sum()) if len(leak) else 0,
+            "steps": rec.get("steps"), "stopped_by": rec.get("stopped_by"), "batch_size": cfg.get("batch_size"),
+            "max_length": cfg.get("max_length"), "lr": cfg.get("lr"), "loss_weights": cfg.get("loss_weights"),
+            "threads": cfg.get("num_threads"), "wall_seconds": rec.get("wall_seconds"),
+            "train_seconds": rec.get("train_seconds"), "examples_per_second": rec.get("examples_per_second"),
+            "dev_eval": rec.get("dev_eval", {}), "base_model": rec.get("base_model"), "seed": cfg.get("seed"),
+            "device": rec.get("device")}
+
+
+__all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "append_record", "load_records",
+           "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
+           "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
+           "training_facts"]
