@@ -205,3 +205,39 @@ def test_diagram_draws():
     ax = diagram(n_chunks=3, n_sentences=4)
     assert ax.get_title().startswith("AlignScore = mean of the column maxima")
     assert len(ax.get_yticklabels()) == 4
+
+
+def test_pair_memo_smart_l_reuses_smart_n_pairs(tiny3, monkeypatch):
+    from tfc.train.alignscore import AlignScoreModel
+
+    AlignScoreScorer._MEMOS.clear()
+    calls = []
+    orig = AlignScoreModel.predict
+
+    def counting(self, a, b, *args, **kw):
+        calls.append(len(list(a)))
+        return orig(self, a, b, *args, **kw)
+
+    monkeypatch.setattr(AlignScoreModel, "predict", counting)
+    n = get(tiny3, split="smart-n")
+    n.score(CTX, CLAIM, progress=False)
+    assert calls == [3 * 2 + 2 * 1 + 1 * 3]          # every distinct sentence pair once
+    out_l = get(tiny3, split="smart-l").score(CTX, CLAIM, progress=False)
+    assert calls == [11]                             # SMART-L: the same pairs, no forward pass
+    monkeypatch.setattr(AlignScoreModel, "predict", orig)
+    AlignScoreScorer._MEMOS.clear()
+    np.testing.assert_allclose(get(tiny3, split="smart-l").score(CTX, CLAIM, progress=False), out_l, atol=1e-6)
+
+
+def test_predict_unique_equals_predict(tiny3):
+    from tfc.train.alignscore import load_alignscore_model
+
+    m = load_alignscore_model(tiny3)
+    a = ["the cat sat .", "a dog ran .", "the cat sat ."]
+    b = ["the cat .", "a cat ran .", "the cat ."]
+    u, p = m.predict_unique(a, b), m.predict(a, b)
+    for h in ("3way", "bin", "reg"):
+        np.testing.assert_allclose(u[h], p[h], atol=1e-6)
+    assert {k: v.shape for k, v in m.predict_unique([], []).items()} == {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
+    with pytest.raises(ValueError):
+        m.predict_unique(["a"], [])

@@ -94,15 +94,18 @@ def reuse_identical(scorer, cache, sub: pd.DataFrame) -> int:
 
 
 def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sample: int | None = None,
-              seed: int = 0, batch_size: int | None = None, reuse: bool = True, progress: bool = False) -> dict:
-    """Score one dataset through the cache (resumable) and measure it; returns the run record."""
+              seed: int = 0, batch_size: int | None = None, reuse: bool = True, progress: bool = False,
+              split: str | None = None) -> dict:
+    """Score one dataset (all splits, or ``split``) through the cache (resumable) and measure it; returns
+    the run record."""
     from tfc import data, scorers
     from tfc.cache import ScoreCache
     from tfc.meta import roc_auc
 
     scorer = scorers.get(scorer_name, **(overrides or {}))
-    df = data.load(dataset, sample=sample, seed=seed)
+    df = data.load(dataset, split=split, sample=sample, seed=seed)
     rec = {"scorer": scorer_name, "signature": scorer.signature, "dataset": dataset, "sample": sample,
+           "split": split,
            "seed": seed, "splits": {}, "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     total_wall, total_pairs, total_computed, total_reused = 0.0, 0, 0, 0
     for sp in df["split"].unique():
@@ -153,11 +156,13 @@ def append_record(checkpoint: str, rec: dict) -> None:
     """Add (or replace: same signature, dataset, sample) a run record in the checkpoint's record file."""
     p = record_path(checkpoint)
     rows = json.loads(p.read_text()) if p.is_file() else []
-    key = (rec["signature"], rec["dataset"], rec.get("sample"))
-    old = [r for r in rows if (r["signature"], r["dataset"], r.get("sample")) == key]
+    def key(r):
+        return r["signature"], r["dataset"], r.get("sample"), r.get("split")
+
+    old = [r for r in rows if key(r) == key(rec)]
     if old and rec["computed_rows"] == 0:   # a fully cached rerun measures nothing: keep the measurement
         return
-    rows = [r for r in rows if (r["signature"], r["dataset"], r.get("sample")) != key] + [rec]
+    rows = [r for r in rows if key(r) != key(rec)] + [rec]
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(rows, indent=1) + "\n")
 
@@ -165,16 +170,17 @@ def append_record(checkpoint: str, rec: dict) -> None:
 def load_records(checkpoint: str) -> pd.DataFrame:
     """The run records of an in-house checkpoint as a flat table (one row per run)."""
     p = record_path(checkpoint)
-    cols = ["scorer", "signature", "dataset", "sample", "rows", "computed_rows", "reused_rows", "pairs",
+    cols = ["scorer", "signature", "dataset", "sample", "split", "rows", "computed_rows", "reused_rows", "pairs",
             "wall_seconds", "pairs_per_second", "examples_per_second", "threads", "device"]
     if not p.is_file():
         return pd.DataFrame(columns=cols)
-    return pd.DataFrame(json.loads(p.read_text()))[cols]
+    return pd.DataFrame(json.loads(p.read_text())).reindex(columns=cols)
 
 
 def run_plan(name: str, threads: int | None = None, batch_size: int | None = None, log=print,
-             datasets=None) -> list[dict]:
-    """Run one of :func:`plans` (resumable: cached rows are not recomputed) and record every run."""
+             datasets=None, split: str | None = None) -> list[dict]:
+    """Run one of :func:`plans` (resumable: cached rows are not recomputed) and record every run;
+    ``datasets``/``split`` restrict it (a dataset without that split is skipped)."""
     all_plans = plans()
     if name not in all_plans:
         raise KeyError(f"unknown plan {name!r}; known: {', '.join(all_plans)}")
@@ -186,8 +192,13 @@ def run_plan(name: str, threads: int | None = None, batch_size: int | None = Non
     for run in all_plans[name]:
         if datasets and run["dataset"] not in datasets:
             continue
+        if split is not None:
+            from tfc import data
+
+            if split not in data.info(run["dataset"]).splits:
+                continue
         rec = score_run(run["scorer"], run["dataset"], run.get("overrides"), sample=run.get("sample"),
-                        seed=run.get("seed", 0), batch_size=batch_size)
+                        seed=run.get("seed", 0), batch_size=batch_size, split=split)
         rec["plan"] = name
         append_record(run["overrides"]["checkpoint"], rec)
         log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "reused_rows",

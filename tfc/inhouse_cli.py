@@ -12,7 +12,8 @@ import click
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
 @click.option("--batch-size", type=int, default=None)
 @click.option("--dataset", "datasets", multiple=True, help="only these datasets (repeatable)")
-def score_inhouse_cmd(plans, threads, batch_size, datasets):
+@click.option("--split", default=None, help="only this split (datasets without it are skipped)")
+def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
     """Score the in-house checkpoints through the cache and record each run (tfc.inhouse.plans).
 
     PLANS: any of nli-true, nli-summac, alignscore-true, alignscore-summac, alignscore-split-ablation
@@ -28,7 +29,7 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets):
     for plan in plans or known:
         click.echo(f"[score-inhouse] {plan}")
         inhouse.run_plan(plan, threads=threads, batch_size=batch_size, log=click.echo,
-                         datasets=set(datasets) or None)
+                         datasets=set(datasets) or None, split=split)
 
 
 @click.command("reproduce")
@@ -59,7 +60,7 @@ def reproduce_cmd(ctx, device, threads, skip_training):
                        sample=None, synthetic=None, out=None, name=None, mix_file=None, save_dtype=None)
     for name in ("nli-minilm", "alignscore-minilm"):
         click.echo(f"record: {inhouse.write_record(name, retrain=name.split('-')[0])}")
-    ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=())
+    ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 
 
 COMMANDS = (score_inhouse_cmd, reproduce_cmd)

@@ -19,6 +19,8 @@ the max over chunks and the mean over claim sentences.
   ``aux_3way``, ``aux_bin``, ``aux_reg`` (the same aggregation, other head) plus ``aux_n_pairs`` (model
   pairs per example): the head ablation needs no rescoring (:func:`head_scores`).
 * ``clean_claims=True`` applies AlignScore's claim cleaning (:mod:`tfc.text.claims`) first.
+* Each distinct (context unit, claim sentence) pair is scored once per process and checkpoint (a memo
+  shared by scorer instances), so SMART-L after SMART-N costs no forward pass.
 """
 from __future__ import annotations
 
@@ -86,6 +88,20 @@ class AlignScoreScorer(ModelScorer):
         if c.dtype not in ("float32", "fp32"):
             self.model.model.to(models.torch_dtype(c.dtype))
 
+    # pair results shared by the scorers of one process that use the same weights, dtype and max length
+    # (SMART-N and SMART-L score the same sentence pairs; a chunk-mode rerun finds its pairs again);
+    # bounded: cleared when it exceeds MEMO_MAX pairs
+    _MEMOS: dict = {}
+    MEMO_MAX = 500_000
+
+    def _memo(self) -> dict:
+        c = self.config
+        key = (models.identity(c.checkpoint, c.revision), c.dtype, self.model.max_length)
+        memo = self._MEMOS.setdefault(key, {})
+        if len(memo) > self.MEMO_MAX:
+            memo.clear()
+        return memo
+
     def _score(self, groundings, generations, batch_size, progress):
         c = self.config
         if c.clean_claims:
@@ -93,7 +109,8 @@ class AlignScoreScorer(ModelScorer):
 
             generations = clean_claims(generations)
         res = self.model.score_heads(groundings, generations, split=c.split, chunk_words=c.chunk_words,
-                                     splitter=c.sentence_splitter, batch_size=batch_size, progress=progress)
+                                     splitter=c.sentence_splitter, batch_size=batch_size, progress=progress,
+                                     memo=self._memo())
         aux = {f"aux_{h}": v for h, v in res["scores"].items() if h != c.head}
         aux["aux_n_pairs"] = res["n_pairs"].astype(np.int32)
         self._aux_keep = aux

@@ -233,13 +233,39 @@ class AlignScoreModel:
             return p["bin"][:, 1]
         return p["reg"]
 
+    def predict_unique(self, text_a, text_b, batch_size: int = 32, progress: bool = False,
+                       memo: dict | None = None) -> dict[str, np.ndarray]:
+        """:meth:`predict` computing each distinct pair once; ``memo`` (a dict kept by the caller, keyed
+        by a sha1 of the pair) carries pair results across calls, e.g. from SMART-N to SMART-L, which
+        score the same sentence pairs. Results equal :meth:`predict` (a pair's score does not depend on
+        its batch)."""
+        import hashlib
+
+        a, b = list(text_a), list(text_b)
+        if len(a) != len(b):
+            raise ValueError(f"{len(a)} text_a but {len(b)} text_b")
+        keys = [hashlib.sha1(f"{x}\x00{y}".encode()).digest() for x, y in zip(a, b)]
+        memo = {} if memo is None else memo
+        todo = {}
+        for k, x, y in zip(keys, a, b):
+            if k not in memo and k not in todo:
+                todo[k] = (x, y)
+        if todo:
+            got = self.predict([x for x, _ in todo.values()], [y for _, y in todo.values()], batch_size, progress)
+            for i, k in enumerate(todo):
+                memo[k] = {h: v[i] for h, v in got.items()}
+        if not keys:
+            return self.predict([], [], batch_size)
+        return {h: np.stack([memo[k][h] for k in keys]) for h in memo[keys[0]]}
+
     def score_heads(self, contexts, claims, split: str = "chunk", chunk_words: int = 350,
                     splitter: str = "auto", batch_size: int = 32, chunk_unit: str = "words",
-                    progress: bool = False, return_matrices: bool = False) -> dict:
+                    progress: bool = False, return_matrices: bool = False, memo: dict | None = None) -> dict:
         """AlignScore of each (context, claim) from *every* head of the checkpoint, in one pass.
 
         All (context unit x claim sentence) pairs of all examples go through :meth:`predict` together
-        (not one example at a time); each head's pair scores are then aggregated per example (max over
+        (not one example at a time; each distinct pair once, see :meth:`predict_unique` for ``memo``); each
+        head's pair scores are then aggregated per example (max over
         context units, mean over claim sentences; soft LCS for ``smart-l``). Returns
         ``{"scores": {head: [N]}, "n_pairs": [N] int, "matrices": {head: [matrix per example]}}``
         (``matrices`` only with ``return_matrices``).
@@ -254,7 +280,7 @@ class AlignScoreModel:
                     pa.append(c)
                     pb.append(s)
             spans.append((start, len(cu), len(su)))
-        probs = self.predict(pa, pb, batch_size, progress)
+        probs = self.predict_unique(pa, pb, batch_size, progress, memo)
         flat = {"3way": probs["3way"][:, self._aligned_index()]}
         if "bin" in probs:
             flat["bin"] = probs["bin"][:, 1]
