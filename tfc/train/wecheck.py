@@ -90,15 +90,25 @@ def released_signals(task: str) -> pd.DataFrame:
     return out
 
 
-def overlap_report() -> pd.DataFrame:
-    """Exact overlaps (after :func:`tfc.data.leakage.normalize`) of the WeCheck files with TRUE's sets.
+def _case_space(t: str) -> str:
+    return " ".join(str(t).lower().split())
 
-    One row per (task, TRUE set): distinct articles of the file that are groundings of the set, and
-    (article, hypothesis) pairs of the file that are pairs of the set.
+
+def overlap_report(normalizer: str = "leakage") -> pd.DataFrame:
+    """Exact overlaps of the WeCheck files with TRUE's sets, after ``normalizer``: ``"leakage"``
+    (:func:`tfc.data.leakage.normalize`: NFKC, lower case, punctuation dropped; the filter's rule 1) or
+    ``"case-space"`` (lower case and white space only; the data README's count).
+
+    One row per (task, TRUE set): articles of the file (its rows; one article has several beams in
+    dialogue) that are groundings of the set, and rows (article, hypothesis) of the file whose pair is a
+    pair of the set.
     """
     from tfc import data as D
-    from tfc.data.leakage import normalize
+    from tfc.data.leakage import normalize as _leak
 
+    normalize = {"leakage": _leak, "case-space": _case_space}.get(normalizer)
+    if normalize is None:
+        raise ValueError(f"normalizer must be 'leakage' or 'case-space'; got {normalizer!r}")
     rows = []
     true_sets = {n: D.load(n) for n in D.TRUE_TEXT}
     norm_true = {n: (set(map(normalize, df["grounding"])),
@@ -107,17 +117,17 @@ def overlap_report() -> pd.DataFrame:
     for task, name in TASK_SETS.items():
         w = D.load(name)
         g = list(map(normalize, w["grounding"]))
-        pairs = set(zip(g, map(normalize, w["generated"])))
+        pairs = list(zip(g, map(normalize, w["generated"])))
         arts = pd.DataFrame(list(w["meta"]))[["file", "row"]].assign(g=g).drop_duplicates(["file", "row"])
         for n, (tg, tp) in norm_true.items():
             rows.append({"task": task, "true_set": n, "file_articles": len(arts), "file_pairs": len(w),
                          "articles_in_set": int(arts["g"].isin(tg).sum()),
-                         "pairs_in_set": len(pairs & tp)})
+                         "pairs_in_set": sum(pr in tp for pr in pairs)})
     return pd.DataFrame(rows)
 
 
 def weak_frame(tasks=("dialogue",), leaked: bool = False, sample: int | None = None, seed: int = 0,
-               with_own: bool = True, progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+               with_own: bool = True, progress: bool = False, cache_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The weakly labelled pool: common-schema rows + ``sig_*`` columns, and the leakage report.
 
     ``leaked=False`` applies the leakage filter to every task; ``leaked=True`` keeps the PAWS rows
@@ -147,12 +157,14 @@ def weak_frame(tasks=("dialogue",), leaked: bool = False, sample: int | None = N
         reports.append(rep)
     pool = pd.concat(frames, ignore_index=True)
     if with_own:
-        pool = add_own_signals(pool, progress=progress)
+        pool = add_own_signals(pool, progress=progress, cache_only=cache_only)
     return pool, pd.concat(reports, ignore_index=True)
 
 
-def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int | None = None) -> pd.DataFrame:
-    """Add ``sig_nli`` and ``sig_summac_zs`` (score cache: only rows not cached yet are computed)."""
+def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int | None = None,
+                    cache_only: bool = False) -> pd.DataFrame:
+    """Add ``sig_nli`` and ``sig_summac_zs`` (score cache: only rows not cached yet are computed;
+    ``cache_only=True`` computes nothing and leaves NaN where the cache has no score)."""
     from tfc import inhouse, scorers
     from tfc.cache import ScoreCache
 
@@ -162,9 +174,12 @@ def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int 
         vals = pd.Series(np.nan, index=out.index)
         for ds, g in out.groupby("dataset", sort=False):
             cache = ScoreCache(scorer.signature, ds, "train")
-            inhouse.reuse_identical(scorer, cache, g)   # identical pairs scored elsewhere (TRUE-PAWS)
-            got = cache.compute(scorer, g["id"].tolist(), g["grounding"].tolist(), g["generated"].tolist(),
-                                batch_size=batch_size, progress=progress)
+            if cache_only:
+                got = cache.read(check=True)
+            else:
+                inhouse.reuse_identical(scorer, cache, g)   # identical pairs scored elsewhere (TRUE-PAWS)
+                got = cache.compute(scorer, g["id"].tolist(), g["grounding"].tolist(), g["generated"].tolist(),
+                                    batch_size=batch_size, progress=progress)
             sc = got.drop_duplicates("id").set_index("id")["score"]
             vals.loc[g.index] = sc.reindex(g["id"]).to_numpy()
         if name == "summac-zs":
@@ -227,7 +242,7 @@ class WeCheckConfig:
     base: str = "tfc/nli-minilm"        # the NLI warm-up; "minilm" = w/o warm-up (Table 2)
     tasks: tuple[str, ...] = ("dialogue",)
     leaked: bool = False                # keep the PAWS rows unfiltered (labelled comparison only)
-    pool_sample: int | None = 4000      # rows per task drawn (seeded) after the leakage filter
+    pool_sample: int | None = 2000      # rows per task drawn (seeded) after the leakage filter (CPU budget)
     signals: tuple[str, ...] = DEFAULT_SIGNALS
     reading: str = "quantile"
     p_pos: float = 0.75
@@ -517,7 +532,7 @@ def write_record(name: str) -> Path:
 # --------------------------------------------------------------------------------------------------
 # the runs of the chapter (WeCheck Tables 1, 2, 3, 5 at our scale)
 
-EVAL_SAMPLE = 200    # per TRUE set, stratified by label (tfc.data.load(sample=...)), seed EVAL_SEED
+EVAL_SAMPLE = 100    # per TRUE set, stratified by label (tfc.data.load(sample=...)), seed EVAL_SEED
 EVAL_SEED = 0
 
 RUNS: dict[str, dict] = {
@@ -594,6 +609,158 @@ def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAM
     return pd.concat(out, ignore_index=True)
 
 
-__all__ = ["TASK_SETS", "DEFAULT_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
+# --------------------------------------------------------------------------------------------------
+# analysis helpers for the chapter
+
+TASK_GROUPS = {"avg_summarization": ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum"),
+               "avg_dialogue": ("begin", "q2", "dialfact"),
+               "avg_wo_vitc_fever": ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2",
+                                     "dialfact", "paws")}
+
+
+def with_task_averages(long: pd.DataFrame) -> pd.DataFrame:
+    """AUC x 100 long table (``row, column, value[, signature]``) plus WeCheck's rows per column: task
+    averages, the nine-set average and ``var_wo_vitc_fever`` (sample variance, ddof 1, of the nine AUCs
+    x 100, as WeCheck's "Var"). A summary row is added only when all its members are finite."""
+    rows = []
+    for col, g in long.groupby("column", sort=False):
+        vals = dict(zip(g["row"], g["value"]))
+        sig = g["signature"].iloc[0] if "signature" in g else None
+        for avg, members in TASK_GROUPS.items():
+            if all(m in vals and np.isfinite(vals[m]) for m in members):
+                rows.append({"row": avg, "column": col, "value": float(np.mean([vals[m] for m in members])),
+                             "signature": sig})
+        nine = TASK_GROUPS["avg_wo_vitc_fever"]
+        if all(m in vals and np.isfinite(vals[m]) for m in nine):
+            rows.append({"row": "var_wo_vitc_fever", "column": col,
+                         "value": float(np.var([vals[m] for m in nine], ddof=1)), "signature": sig})
+    return pd.concat([long, pd.DataFrame(rows)], ignore_index=True) if rows else long
+
+
+def _signature(ck) -> str:
+    from tfc import scorers
+
+    if isinstance(ck, str):
+        return (scorer_for(ck) if ck.startswith("tfc/") else scorers.get(ck)).signature
+    return ck.signature
+
+
+def auc_x100(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
+             subsample: int | None = None) -> pd.DataFrame:
+    """AUC x 100 per dataset and label (cache only) with WeCheck's summary rows; ``subsample`` keeps that
+    many rows per dataset of the evaluation sample (smoke runs)."""
+    from tfc.meta import roc_auc
+
+    wide = scores_frame(checkpoints, datasets, sample, seed)
+    if subsample:
+        wide = wide.groupby("dataset", group_keys=False).apply(
+            lambda g: g.sample(n=min(subsample, len(g)), random_state=seed))
+    rows = []
+    for lab, ck in checkpoints.items():
+        sig = _signature(ck)
+        for ds, g in wide.groupby("dataset", sort=False):
+            got = g.dropna(subset=[lab])
+            ok = got["label"].nunique() == 2
+            rows.append({"row": ds, "column": lab, "value": 100 * roc_auc(got["label"], got[lab]) if ok else np.nan,
+                         "n": len(g), "n_scored": len(got), "signature": sig})
+    return with_task_averages(pd.DataFrame(rows))
+
+
+def mean_auc_bootstrap(wide: pd.DataFrame, a: str, b: str, n: int = 1000, seed: int = 0):
+    """Paired bootstrap (within each dataset) of mean-over-datasets AUC(a) - AUC(b) on a
+    :func:`scores_frame` (rows with a missing score in either column are left out, and counted)."""
+    from tfc.meta.significance import bootstrap_mean_auc_diff
+
+    groups = {}
+    for ds, g in wide.groupby("dataset", sort=False):
+        g = g.dropna(subset=[a, b])
+        if g["label"].nunique() == 2:
+            groups[ds] = (g["label"].to_numpy(), g[a].to_numpy(), g[b].to_numpy())
+    if not groups:
+        raise ValueError("no dataset has scores for both metrics and both classes")
+    return bootstrap_mean_auc_diff(groups, n=n, seed=seed)
+
+
+def abstractiveness_auc(wide: pd.DataFrame, metrics, n_per_bin: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """WeCheck Figure 3: AUC of each metric in 10 bins of novel-unigram % (``tfc.meta.bins``), over all
+    rows of ``wide`` (every TRUE set pooled, as the paper does). Rows whose generated text has no word
+    (novelty undefined) are left out and counted in the ``attrs['n_undefined']``."""
+    from tfc.meta.bins import ABSTRACTIVENESS_EDGES, binned_auc, novel_unigram_pct
+
+    nov = novel_unigram_pct(wide["grounding"], wide["generated"])
+    ok = ~np.isnan(nov)
+    for m in metrics:
+        ok &= wide[m].notna().to_numpy()
+    sub = wide.loc[ok]
+    res = binned_auc(sub["label"].to_numpy(), {m: sub[m].to_numpy() for m in metrics}, nov[ok],
+                     ABSTRACTIVENESS_EDGES, n_per_bin=n_per_bin, seed=seed)
+    res.attrs["n_undefined"] = int((~ok).sum())
+    return res
+
+
+def inference_timing(checkpoint: str = "tfc/wecheck-minilm", n: int = 48, seed: int = 0,
+                     datasets=("frank", "q2", "paws"), batch_size: int = 16) -> pd.DataFrame:
+    """WeCheck Table 4 at our scale: wall seconds of the WeCheck scorer and of SummaC-ZS (same MiniLM
+    NLI model, sentence-level) on the same stratified sample per task, no cache, same process."""
+    from tfc import data as D
+    from tfc import scorers
+
+    rows = []
+    runs = {"wecheck": scorers.get("wecheck", checkpoint=checkpoint),
+            "summac_zs": scorers.get("summac-zs", checkpoint="tfc/nli-minilm")}
+    for sc in runs.values():
+        sc.load()
+    for ds in datasets:
+        df = D.load(ds, sample=n, seed=seed)
+        for name, sc in runs.items():
+            t0 = time.perf_counter()
+            sc.score(df["grounding"].tolist(), df["generated"].tolist(), batch_size=batch_size, progress=False)
+            rows.append({"dataset": ds, "scorer": name, "rows": len(df), "seconds": round(time.perf_counter() - t0, 3)})
+    out = pd.DataFrame(rows)
+    base = out[out["scorer"] == "wecheck"].set_index("dataset")["seconds"]
+    out["relative_to_wecheck"] = (out["seconds"] / out["dataset"].map(base)).round(2)
+    return out
+
+
+def record_timing(checkpoint: str = "tfc/wecheck-minilm", **kw) -> pd.DataFrame:
+    """Run :func:`inference_timing` and store it as ``results/models/<name>/inference_timing.json``."""
+    import torch
+
+    tim = inference_timing(checkpoint, **kw)
+    p = config.model_records_dir() / checkpoint[4:] / "inference_timing.json"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({"threads": torch.get_num_threads(), "note": "shared 2-core CPU, indicative",
+                             "rows": tim.to_dict("records")}, indent=1) + "\n")
+    return tim
+
+
+def load_timing(checkpoint: str = "tfc/wecheck-minilm") -> pd.DataFrame | None:
+    p = config.model_records_dir() / checkpoint[4:] / "inference_timing.json"
+    return pd.DataFrame(json.loads(p.read_text())["rows"]) if p.is_file() else None
+
+
+def run_summaries(checkpoints) -> pd.DataFrame:
+    """One row per in-house checkpoint with a training record: its run settings, rows and times."""
+    from tfc import models
+
+    rows = []
+    for ck in checkpoints:
+        try:
+            s = models.training_record(ck)
+        except (FileNotFoundError, ValueError):
+            continue
+        c = s.get("config", {})
+        lab = s.get("mix_report", {}).get("labels", {}) if isinstance(s.get("mix_report"), dict) else {}
+        rows.append({"checkpoint": ck, "base": c.get("base", s.get("base_model")), "label_model": c.get("label_model"),
+                     "noise_filter": c.get("noise_filter"), "hard_labels": c.get("hard_labels"),
+                     "tasks": "+".join(c.get("tasks", [])) + (" (LEAKED)" if c.get("leaked") else ""),
+                     "pool_rows": lab.get("pool_rows"), "kept_by_noise_filter": lab.get("kept_by_noise_filter"),
+                     "train_rows": s.get("mix", {}).get("train_rows"), "steps": s.get("steps"),
+                     "train_seconds": s.get("train_seconds"), "wall_seconds": s.get("wall_seconds")})
+    return pd.DataFrame(rows).set_index("checkpoint") if rows else pd.DataFrame()
+
+
+__all__ = ["record_timing", "load_timing", "run_summaries", "TASK_GROUPS", "with_task_averages", "auc_x100", "mean_auc_bootstrap", "abstractiveness_auc",
+           "inference_timing", "TASK_SETS", "DEFAULT_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
            "add_own_signals", "label_pool", "WeCheckConfig", "training_frame", "train_wecheck", "write_record",
            "RUNS", "run_config", "evaluate", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]
