@@ -113,3 +113,56 @@ def test_cli_commands():
     assert r.exit_code != 0 and "unknown plan" in r.output
     r = CliRunner().invoke(train, ["reproduce", "--help"])
     assert r.exit_code == 0 and "--skip-training" in r.output
+
+
+@pytest.fixture(scope="module")
+def tiny3(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from tfc.models.tiny import make_tiny_classifier
+    from tfc.train import core
+
+    base = make_tiny_classifier(tmp_path_factory.mktemp("inh_nli"), seed=3)
+    d = tmp_path_factory.mktemp("inh_3head")
+    torch.manual_seed(5)
+    model = core._make_multihead_class()(AutoModelForSequenceClassification.from_pretrained(base), core.TASKS)
+    for p in model.heads.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    core.save_checkpoint(model, AutoTokenizer.from_pretrained(base), d)
+    return str(d)
+
+
+def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
+    from tfc.meta import roc_auc
+    from tfc.scorers.alignscore import head_scores
+
+    for sp in I.SPLIT_MODES:
+        for ds in ("toya", "toyb"):
+            rec = I.score_run("alignscore", ds, {"checkpoint": tiny3, "split": sp})
+            assert rec["pairs"] >= 3 or rec["reused_rows"] > 0
+    heads = I.head_ablation(tiny3, ["toya", "toyb"])
+    assert set(heads["head"]) == {"3way", "bin", "reg"} and set(heads["dataset"]) == {"toya", "toyb", "mean"}
+    h = head_scores("alignscore", "toyb", checkpoint=tiny3)
+    want = 100 * roc_auc(h["label"], h["bin"])
+    got = heads[(heads["dataset"] == "toyb") & (heads["head"] == "bin")]["auc"].iloc[0]
+    assert got == pytest.approx(want)
+    spl = I.split_ablation(tiny3, ["toya", "toyb"], sample=None)
+    assert set(spl["split"]) == set(I.SPLIT_MODES)
+    assert "mean (2 sets)" in set(spl["dataset"])
+    doc = spl[(spl["split"] == "document") & (spl["dataset"] != "mean (2 sets)")]
+    assert doc["pairs"].tolist() == [3, 3]          # one pair per example in document mode
+
+
+def test_significance_vs_lexical_on_toy_sets(toy_data, tiny3):
+    from tfc import scorers
+
+    for ds in ("toya", "toyb"):
+        I.score_run("alignscore", ds, {"checkpoint": tiny3})
+        for b in ("f1", "rougeL"):
+            I.score_run(b, ds)
+    m = {"tiny": scorers.get("alignscore", checkpoint=tiny3)}
+    sig = I.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb"], n=50)
+    assert list(sig["baseline"]) == ["f1", "rougeL"] and (sig["n_examples"] == 6).all()
+    assert set(sig["verdict"]) <= {"better", "worse", "no significant difference"}
+    assert (sig["p_holm"] >= sig["p_value"]).all()

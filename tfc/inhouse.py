@@ -443,7 +443,7 @@ def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABL
             from tfc import data
 
             pairs = 0
-            for spl in data.info(ds).splits:
+            for spl in data.load(ds, sample=sample, seed=seed)["split"].unique():
                 c = ScoreCache(sc.signature, ds, spl).read(check=True)
                 c = c[c["id"].isin(set(got["id"]))]
                 pairs += int(c["aux_n_pairs"].sum()) if "aux_n_pairs" in c else len(c)
