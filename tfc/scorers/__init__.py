@@ -6,8 +6,8 @@
 >>> S.score_dataset("f1", "frank")            # DataFrame id, label, score (cached, resumable)
 
 Registry names: ``f1, rouge1, rouge2, rougeL, bleu4, bertscore, nli, summac-zs, summac-conv,
-ensemble, alignscore, wecheck`` and ``imported:<source>/<metric>``. ``qags, q2`` are reserved for
-later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
+ensemble, alignscore, wecheck, qags, q2`` and ``imported:<source>/<metric>``. Names in ``RESERVED`` (none
+left) belong to later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
 ``preset="improved"`` where the two differ (see ``PRESETS``).
 """
 from __future__ import annotations
@@ -30,8 +30,10 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     "ensemble": ("tfc.scorers.ensemble:Ensemble", {}),
     "alignscore": ("tfc.scorers.alignscore:AlignScoreScorer", {}),
     "wecheck": ("tfc.scorers.wecheck:WeCheckScorer", {}),
+    "qags": ("tfc.scorers.qags:QAGSScorer", {}),
+    "q2": ("tfc.scorers.q2:Q2Scorer", {}),
 }
-RESERVED = {"qags", "q2"}
+RESERVED: set[str] = set()
 
 # preset -> name -> overrides applied on top of the registry defaults
 # (BERTScore: TRUE's bert-score 0.3.11 truncated long groundings; we chunk in both presets because

@@ -52,3 +52,7 @@ except ImportError:  # pragma: no cover - module not there yet
     _inhouse = None
 if _inhouse is not None:
     _inhouse.register(train)
+
+from tfc.train.qa_cli import qa_cmd as _qa_cmd  # noqa: E402  (tfc/qa-minilm, issue 9)
+
+train.add_command(_qa_cmd)

@@ -1,0 +1,381 @@
+"""QG-QA machinery, QAGS and Q² scorers, the in-house QA training (tiny models, hand-computed values)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tfc.scorers import qgqa
+from tfc.scorers.qags import QAGSScorer, filter_questions, pick_candidates, prepend_reference, select_k
+from tfc.scorers.q2 import Q2Scorer, fill_no_valid, is_personal, nli_fallback
+from tfc.scorers.qgqa import QAResult, squad_em, squad_f1
+
+
+# ---------------------------------------------------------------------------------------------- F1 / EM
+@pytest.mark.parametrize("gold,pred,f1", [
+    ("the Cat sat", "cat sat.", 1.0),              # articles, case, punctuation normalised away
+    ("New York City", "York", 0.5),                # p = 1, r = 1/3 -> 2*(1/3)/(4/3) = 0.5
+    ("Barack Obama", "Obama was president", 0.4),  # common 1: p = 1/3, r = 1/2 -> 0.4
+    ("two", "2", 0.0),
+    ("", "", 1.0),                                 # both "no answer"
+    ("Paris", "", 0.0),                            # no answer against an answer
+    ("a", "the", 1.0),                             # both normalise to nothing
+    ("the the cat", "cat cat", 0.5),              # bag counts: common 1, p = 1/2, r = 1 -> 2/3? see below
+])
+def test_squad_f1(gold, pred, f1):
+    if gold == "the the cat":   # "the the cat" -> ["cat"]; "cat cat" -> ["cat","cat"]: common 1, p 1/2, r 1
+        f1 = 2 * 0.5 * 1 / 1.5
+    assert squad_f1(gold, pred) == pytest.approx(f1)
+
+
+def test_squad_em():
+    assert squad_em("The  Eiffel Tower!", "eiffel tower") == 1.0
+    assert squad_em("Eiffel Tower", "the tower") == 0.0
+    assert squad_em("", "") == 1.0
+    assert qgqa.normalize_answer("An  apple, a DAY.") == "apple day"
+
+
+# ---------------------------------------------------------------------------------------------- rule QG
+@pytest.mark.parametrize("sentence,answer,wh", [
+    ("Marie Curie won the Nobel Prize in 1903.", "Marie Curie", "Who"),
+    ("Marie Curie won the Nobel Prize in 1903.", "1903", "When"),
+    ("Barack Obama was born in Hawaii.", "Hawaii", "Where"),
+    ("The company hired 300 workers last year.", "300", "How many"),
+])
+def test_rule_qg_wh_words(sentence, answer, wh):
+    qg = qgqa.RuleQG(num_return=2)
+    (qs,) = qg.generate([sentence], [answer])
+    assert qs, "no question generated"
+    q, score = qs[0]
+    assert q.startswith(wh + " ") and q.endswith("?")
+    assert answer not in q and score == 0.0
+    if len(qs) > 1:
+        assert qs[1][1] == -1.0
+
+
+def test_rule_qg_forms():
+    qg = qgqa.RuleQG()
+    assert qg.generate(["Barack Obama was born in Hawaii."], ["Hawaii"])[0][0][0] == "Where was Barack Obama born?"
+    assert qg.generate(["The company hired 300 workers last year."], ["300"])[0][0][0] == \
+        "How many workers did the company hire last year?"
+    assert qg.generate(["Marie Curie won the Nobel Prize in 1903."], ["Marie Curie"])[0][0][0] == \
+        "Who won the Nobel Prize in 1903?"
+    # an answer that is not in the text: no question; length mismatch: error
+    assert qg.generate(["Cats purr."], ["dogs"]) == [[]]
+    with pytest.raises(ValueError):
+        qg.generate(["a", "b"], ["a"])
+    with pytest.raises(ValueError):
+        qgqa.question_generator("seq2seq")
+    with pytest.raises(ValueError):
+        qgqa.question_generator("magic")
+
+
+def test_answer_candidates():
+    (c,) = qgqa.answer_candidates(["Barack Obama visited Paris with two friends."])
+    texts = [x.text for x in c]
+    assert texts[:3] == ["Barack Obama", "Paris", "two"]     # entities first
+    assert "two friends" in texts                            # then noun chunks not already taken
+    assert all("Barack Obama visited Paris with two friends."[x.start:x.end] == x.text for x in c)
+    assert qgqa.answer_candidates(["Yes!", ""]) == [[], []]
+    with pytest.raises(ValueError):
+        qgqa.answer_candidates(["x"], kinds=("verbs",))
+
+
+# ---------------------------------------------------------------------------------------------- QAGS filters and K
+def test_filter_questions():
+    items = [("a", "Who won the prize? Maybe him", 1.0), ("b", "Who won the prize?", 0.5), ("c", "Who won?", 0.9),
+             ("d", "What did she win in 1903?", -1.0)]
+    out = filter_questions(items, min_tokens=3)
+    assert out == [("a", "Who won the prize?", 1.0), ("d", "What did she win in 1903?", -1.0)]
+    # without truncation the first one is kept whole and the second survives as a distinct question
+    out2 = filter_questions(items, min_tokens=3, truncate=False)
+    assert [x[1] for x in out2] == ["Who won the prize? Maybe him", "Who won the prize?", "What did she win in 1903?"]
+
+
+def test_select_k_and_pick_candidates():
+    rng = np.random.default_rng(0)
+    items = [("a", "q1", -1.0), ("b", "q2", 0.0), ("c", "q3", 0.0), ("d", "q4", -2.0)]
+    assert [x[1] for x in select_k(items, 2, False, rng)] == ["q2", "q3"]          # ties keep order
+    filled = select_k(items[:2], 5, True, rng)
+    assert len(filled) == 5 and [x[1] for x in filled[:2]] == ["q2", "q1"] and {x[1] for x in filled} <= {"q1", "q2"}
+    assert select_k([], 5, True, rng) == []
+    cands = list("abcdefghijkl")
+    got = pick_candidates(cands, 10, "sample", np.random.default_rng(1))
+    assert len(got) == 10 and len(set(got)) == 10
+    few = pick_candidates(["x", "y", "z"], 10, "sample", np.random.default_rng(1))
+    assert len(few) == 10 and few[:3] == ["x", "y", "z"] and set(few) == {"x", "y", "z"}
+    assert pick_candidates(cands, 10, "all", rng) == cands
+    assert prepend_reference(["article"], ["ref."]) == ["ref. article"]
+    assert prepend_reference(["article"], [None]) == ["article"]
+
+
+# ---------------------------------------------------------------------------------------------- stubs
+class StubQG:
+    def generate(self, texts, answers, progress=False):
+        return [[(f"What about {a.text} here?", 0.0), (f"And {a.text} there?", -1.0)] for a in answers]
+
+
+class StubQA:
+    """Answers from a dict keyed by (question, context); missing -> no answer."""
+
+    def __init__(self, table):
+        self.table = table
+        self.calls = 0
+
+    def answer(self, questions, contexts, batch_size=32, progress=False):
+        self.calls += 1
+        out = []
+        for q, c in zip(questions, contexts):
+            a = self.table.get((q, c), self.table.get((q, "*"), ""))
+            i = c.find(a) if a else -1
+            out.append(QAResult(a, i, i + len(a), 1.0) if a else QAResult("", -1, -1, -1.0))
+        return out
+
+
+class StubNLI:
+    def __init__(self, labels):
+        self.map = labels
+        self.seen = []
+
+    def labels(self, premises, hypotheses):
+        self.seen += list(zip(premises, hypotheses))
+        return [self.map.get(h, "neutral") for h in hypotheses]
+
+
+def _stub_q2(qa_table, nli_map=None, **cfg):
+    s = Q2Scorer(qa_checkpoint="unused", nli_checkpoint="unused", **cfg)
+    s.qg, s.qa = StubQG(), StubQA(qa_table)
+    s.nli = StubNLI(nli_map or {}) if s.config.use_nli else None
+    s._loaded = True
+    return s
+
+
+def test_nli_fallback_branches():
+    assert nli_fallback(0.3, "entailment") == 1.0
+    assert nli_fallback(0.3, "contradiction") == 0.0
+    assert nli_fallback(0.3, "neutral") == 0.3
+    assert nli_fallback(0.3, None) == 0.3
+
+
+RESP = "Barack Obama visited Paris."   # candidates: Barack Obama (PERSON), Paris (GPE)
+KNOW = "The president Obama travelled to the French capital, Paris, in 2009."
+
+
+def test_q2_stub_pipeline_and_nli():
+    qa = {("What about Barack Obama here?", RESP): "Barack Obama", ("What about Paris here?", RESP): "Paris",
+          ("What about Barack Obama here?", KNOW): "The president Obama", ("What about Paris here?", KNOW): "Paris"}
+    # F1 only: Obama: gold "Barack Obama" vs "president Obama": p 1/2, r 1/2 -> 0.5; Paris: 1.0 -> mean 0.75
+    s = _stub_q2(qa, use_nli=False)
+    score, t = s.run([KNOW], [RESP])
+    assert score[0] == pytest.approx(0.75)
+    assert t["valid"].sum() == 2 and set(t.loc[t["valid"], "f1"]) == {0.5, 1.0}
+    # NLI: entailment for the Obama pair -> 1.0; Paris (F1 = 1) never reaches the NLI model
+    s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "entailment"})
+    assert s.run([KNOW], [RESP])[0][0] == pytest.approx(1.0)
+    assert s.nli.seen == [("What about Barack Obama here? The president Obama", "What about Barack Obama here? Barack Obama")]
+    s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "contradiction"})
+    assert s.run([KNOW], [RESP])[0][0] == pytest.approx(0.5)      # (0 + 1) / 2
+    s = _stub_q2(qa, {})                                           # neutral keeps F1
+    assert s.run([KNOW], [RESP])[0][0] == pytest.approx(0.75)
+
+
+def test_q2_validation_no_answer_and_no_valid():
+    # the QA model finds "Obama" on the response: EM fails (invalid), F1 = 2/3 >= 0.54 passes
+    qa = {("What about Barack Obama here?", RESP): "Obama", ("What about Paris here?", RESP): "Paris",
+          ("What about Barack Obama here?", KNOW): "Obama"}
+    s = _stub_q2(qa, use_nli=False)
+    score, t = s.run([KNOW], [RESP])
+    assert t["valid"].sum() == 1 and score[0] == 0.0              # Paris has no answer on KNOW -> 0
+    assert s.last_aux() == {} and s._aux_keep["aux_n_no_answer"].tolist() == [1]
+    s = _stub_q2(qa, use_nli=False, validation="f1")
+    score, _ = s.run([KNOW], [RESP])
+    assert score[0] == pytest.approx((squad_f1("Barack Obama", "Obama") + 0.0) / 2)
+    # Q2*: discard the unanswerable question when another one has an answer
+    s = _stub_q2(qa, use_nli=False, validation="f1", discard_unanswerable=True)
+    assert s.run([KNOW], [RESP])[0][0] == pytest.approx(squad_f1("Barack Obama", "Obama"))
+    # nothing valid -> NaN by default, or the configured value
+    s = _stub_q2({}, use_nli=False)
+    assert math.isnan(s.run([KNOW], [RESP])[0][0])
+    s = _stub_q2({}, use_nli=False, no_valid_score=0.0)
+    assert s.run([KNOW], [RESP])[0][0] == 0.0
+    assert fill_no_valid([np.nan, 0.4]).tolist() == [0.0, 0.4]
+
+
+def test_q2_no_candidates_and_empty_text():
+    s = _stub_q2({}, use_nli=False)
+    out = s.score(["Some knowledge.", "Some knowledge.", ""], ["Yes!", "", "Paris is nice."])
+    assert math.isnan(out[0])                  # no candidates -> no valid question -> NaN
+    assert out[1] == 0.0 and out[2] == 0.0     # empty side -> empty_score (lower end of the range)
+    assert s.last_aux()["aux_n_candidates"].tolist()[0] == 0
+
+
+def test_q2_filter_personal():
+    docs = qgqa.parse(["What do I love?", "What is your favourite food?", "Where was Obama born?"])
+    assert [is_personal(d) for d in docs] == [True, True, False]
+
+
+def test_config_errors_and_signature():
+    with pytest.raises(ValueError):
+        Q2Scorer(validation="cosine")
+    with pytest.raises(TypeError):
+        Q2Scorer(nonsense=1)
+    with pytest.raises(ValueError):
+        QAGSScorer(candidate_fill="some")
+    with pytest.raises(ValueError):
+        QAGSScorer(k=0)
+    s = _stub_q2({}, use_nli=False)
+    with pytest.raises(TypeError):
+        s.score([None], ["x"])
+
+
+# ---------------------------------------------------------------------------------------------- QAGS with stubs
+def test_qags_stub_pipeline():
+    summ = "Barack Obama visited Paris."
+    art = "Obama went to Paris in 2009."
+    qa = {("What about Barack Obama here?", summ): "Barack Obama", ("What about Paris here?", summ): "Paris",
+          ("What about Barack Obama here?", art): "Obama", ("What about Paris here?", art): "Paris"}
+    s = QAGSScorer(qa_checkpoint="unused", k=20)
+    s.qg, s.qa, s._loaded = StubQG(), StubQA(qa), True
+    score, t = s.run([art], [summ])
+    # questions: "What about X here?" (0.0, answerable) and "And X there?" (-1.0, unanswerable on the summary:
+    # filtered); K = 20 filled by repeating the two kept questions -> the mean is a mix of 0.667 and 1.0
+    assert set(t["question"]) == {"What about Barack Obama here?", "What about Paris here?"}
+    assert len(t) == 20
+    f = t.groupby("question")["f1"].first()
+    assert f["What about Paris here?"] == 1.0 and f["What about Barack Obama here?"] == pytest.approx(2 / 3)
+    assert score[0] == pytest.approx(t["f1"].mean())
+    s2 = QAGSScorer(qa_checkpoint="unused", k=20, fill_to_k=False)
+    s2.qg, s2.qa, s2._loaded = StubQG(), StubQA(qa), True
+    assert s2.run([art], [summ])[0][0] == pytest.approx((1.0 + 2 / 3) / 2)
+    s3 = QAGSScorer(qa_checkpoint="unused", k=1, fill_to_k=False)
+    s3.qg, s3.qa, s3._loaded = StubQG(), StubQA(qa), True
+    assert s3.run([art], [summ])[0][0] == pytest.approx(2 / 3)    # K = 1: the first best (Obama, tie order)
+    # no question survives -> NaN; and the value does not depend on batching
+    s4 = QAGSScorer(qa_checkpoint="unused")
+    s4.qg, s4.qa, s4._loaded = StubQG(), StubQA({}), True
+    assert math.isnan(s4.run([art], [summ])[0][0])
+    both = s.run([art, art], [summ, "Yes!"])[0]
+    assert both[0] == pytest.approx(score[0]) and math.isnan(both[1])
+
+
+# ---------------------------------------------------------------------------------------------- tiny models end to end
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from tfc.models.tiny import make_tiny_classifier
+    from tfc.train.qa import make_tiny_qa
+
+    d = tmp_path_factory.mktemp("qgqa")
+    return {"qa": str(make_tiny_qa(d / "qa")), "nli": str(make_tiny_classifier(d / "nli"))}
+
+
+def test_extractive_qa_tiny(tiny):
+    qa = qgqa.ExtractiveQA(tiny["qa"], max_length=64, stride=16, null_threshold=-1e9)
+    long_ctx = " ".join(["the cat sat on the mat ."] * 40)   # several windows
+    res = qa.answer(["who sat ?", "who sat ?", "", "what ?"], ["the cat sat .", long_ctx, "x", "the dog ran ."],
+                    batch_size=2)
+    assert res[2] == QAResult("", -1, -1, float("-inf"))
+    for r, c in zip([res[0], res[1], res[3]], ["the cat sat .", long_ctx, "the dog ran ."]):
+        assert r.has_answer and c[r.start:r.end] == r.text and r.text
+    # abstains when the threshold is huge; batch size does not change answers
+    assert not any(x.has_answer for x in qgqa.ExtractiveQA(tiny["qa"], null_threshold=1e9).answer(["q ?"], ["the cat ."]))
+    again = qa.answer(["who sat ?", "who sat ?", "what ?"], ["the cat sat .", long_ctx, "the dog ran ."], batch_size=1)
+    assert [x.text for x in again] == [res[0].text, res[1].text, res[3].text]
+    with pytest.raises(ValueError):
+        qgqa.ExtractiveQA(tiny["qa"], max_length=64, stride=64)
+    with pytest.raises(ValueError):
+        qa.answer(["a"], [])
+
+
+def test_q2_and_qags_tiny_end_to_end(tiny):
+    g = ["Marie Curie won the Nobel Prize in 1903 in Stockholm.", "The cat sat on the mat."]
+    h = ["Marie Curie won the prize in 1903.", "Yes!"]
+    q2 = Q2Scorer(qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9, validation="f1",
+                  validation_f1=0.0)
+    out = q2.score(g, h, batch_size=3)
+    assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and math.isnan(out[1])
+    t = q2.explain(g, h)
+    assert list(t.columns[:10]) == ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
+                                    "answer_grounding", "f1", "nli", "sub_score"]
+    assert (t["example"] == 0).all() and len(t) >= 3
+    assert np.allclose(q2.score(g, h, batch_size=1), out, equal_nan=True)
+    assert q2.signature.startswith("q2.rule-f1-nli.")
+    assert "_components" in q2.signature_fields() and q2.signature != Q2Scorer(
+        qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"]).signature
+    qags = QAGSScorer(qa_checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
+    o2 = qags.score(g, h)
+    assert 0.0 <= o2[0] <= 1.0 and math.isnan(o2[1])
+    assert qags.last_aux()["aux_n_questions"][0] >= 1
+    e = qags.explain(g[:1], h[:1])
+    assert len(e) == 5 and set(e.columns) >= {"candidate", "question", "answer_generated", "answer_grounding", "f1"}
+    assert "rule-based QG" in qags.backends_label()
+
+
+def test_registry():
+    import tfc.scorers as S
+
+    assert {"qags", "q2"} <= set(S.names()) and not ({"qags", "q2"} & S.RESERVED)
+    assert S.get("q2").config.validation == "em" and S.get("qags").config.k == 20
+
+
+# ---------------------------------------------------------------------------------------------- QA training
+def test_contrast_span():
+    from tfc.train.qa import contrast_span
+
+    sup = "Westlife sold 13 million albums in the UK ."
+    ref = "Westlife sold 9.8 million albums in the UK ."
+    i = sup.index("13 million")
+    s = contrast_span(sup, ref, i, i + len("13 million"))
+    assert ref[s[0]:s[1]] == "9.8 million"   # "13" was replaced by "9.8", "million" is unchanged
+    j = sup.index("the UK")
+    assert contrast_span(sup, ref, j, j + 6) is None     # unchanged region: no contrast
+
+
+def _pairs():
+    rows = [
+        ("Marie Curie won the Nobel Prize in 1903 in Stockholm.", "Marie Curie won a prize in 1903.", "vitaminc_test", "entailment"),
+        ("Marie Curie won the Nobel Prize in 1905 in Stockholm.", "Marie Curie won a prize in 1903.", "vitaminc_test", "contradiction"),
+        ("The company hired 300 workers in Boston last year.", "Boston firms hired 300 people.", "msrp", ""),
+        ("Two dogs are playing in the snow.", "Two dogs play outside in the snow.", "sick2014", "entailment"),
+        ("Paris is the capital of France and home to the Louvre.", "I love Paris and its museums.", "wecheck_dialogue", ""),
+        ("A man is slicing a tomato in the kitchen.", "A woman is cutting an onion.", "sick2014", "contradiction"),
+    ] * 3
+    return pd.DataFrame([{"grounding": a, "generated": b, "dataset": d, "label3": l} for a, b, d, l in rows])
+
+
+def test_build_qa_set_and_tiny_training(tiny, tmp_path):
+    from tfc.train.qa import QATrainConfig, build_qa_set, encode_examples, evaluate_qa, train_qa
+
+    train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3)
+    df = pd.concat([train, held])
+    assert set(df["kind"]) >= {"self", "cross", "contrast", "other", "ground"}
+    ans = df[df["answer_start"] >= 0]
+    assert all(c[s:s + len(a)] == a for c, s, a in zip(ans["context"], ans["answer_start"], ans["answer_text"]))
+    assert (df.loc[df["answer_start"] < 0, "answer_text"] == "").all()
+    assert rep["no_answer_frac"] <= 0.33 + 1e-9
+    assert not set(held["context"]) & set(train["context"])     # held-out contexts never trained on
+    con = df[df["kind"] == "contrast"]
+    assert "1905" in set(con["answer_text"])
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny["qa"])
+    enc, st, en, keep = encode_examples(tok, ans.head(5), 256)
+    assert keep.all()
+    for i in range(5):   # the start/end tokens' character offsets are exactly the answer's
+        offs = enc["offset_mapping"][i]
+        a0 = int(ans["answer_start"].iloc[i])
+        assert (offs[st[i]][0], offs[en[i]][1]) == (a0, a0 + len(ans["answer_text"].iloc[i]))
+    s = train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=3, batch_size=4, max_length=128, log_every=1),
+                 out_dir=tmp_path / "m", heldout=held, data_report=rep)
+    assert s["steps"] == 3 and (tmp_path / "m" / "README.md").is_file()
+    ev = s["heldout_eval"]
+    assert ev["rows"] == len(held) and 0 <= ev["f1"] <= 1 and ev["no_answer"] + ev["answerable"] == len(held)
+    # evaluate_qa on hand-made answers: a stub that always returns the gold span and abstains on no-answer rows
+    table = {(q, c): a for q, c, a in zip(held["question"], held["context"], held["answer_text"])}
+    perfect = evaluate_qa(StubQA(table), held)
+    assert perfect["exact_match"] == 1.0 and perfect["f1"] == 1.0 and perfect["no_answer_accuracy"] in (1.0, None)
+    with pytest.raises(ValueError):
+        build_qa_set(pairs=_pairs().iloc[:0])
+    with pytest.raises(ValueError):
+        train_qa(train.iloc[:0], QATrainConfig(base=tiny["qa"]))

@@ -1,0 +1,209 @@
+"""Q² (Honovich et al., 2021): question generation and answering over the knowledge, with an NLI fallback.
+
+Per response (generated text) and its knowledge (grounding), as published:
+
+1. **candidates**: all named entities and noun chunks of the response (:func:`tfc.scorers.qgqa.answer_candidates`);
+2. **QG**: one question per candidate, greedy (``qg_num_beams=1``); the beam variant keeps the top
+   ``qg_num_return`` beams;
+3. **validation**: the QA model answers each question *on the response*; the question is valid when
+   that answer matches the candidate -- ``validation="em"`` (exact match after SQuAD normalisation,
+   the original code) or ``"f1"`` (token F1 >= ``validation_f1``, 0.54 as in TRUE's re-implementation);
+4. **QA on the knowledge**, then per valid question: no answer -> 0; else token F1 between the
+   candidate and the knowledge answer; with ``use_nli`` and F1 < 1, an NLI model reads premise =
+   question + knowledge answer, hypothesis = question + candidate: entailment -> 1, contradiction -> 0,
+   neutral -> keep the F1;
+5. **score**: the mean over valid questions.
+
+A response with **no valid question** gets ``no_valid_score`` (NaN by default: the paper leaves such
+responses out, arguing they are mostly chit-chat; ``0.0`` is the alternative it discusses). The cache
+stores NaN as a score, and ``aux_n_valid`` (valid questions), ``aux_n_candidates`` and
+``aux_n_no_answer`` (valid questions without an answer on the knowledge) per row, so coverage and
+"% no answer" (Q² Table 2) come from the cache and a 0-fill needs no recomputation
+(:func:`fill_no_valid`).
+
+Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
+that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
+no-answer questions when at least one valid question has an answer).
+
+``explain(groundings, generations)`` returns the per-question table (candidate, question, answer on the
+response, valid, answer on the knowledge, F1, NLI label, sub-score). The original used coreference
+resolution for pronouns (appendix A); that step is not reproduced (no offline coreference model).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tfc.scorers.base import Scorer, ScorerConfig
+from tfc.scorers.qgqa import (NLIComparer, QGQAScorerBase, answer_candidates, parse, squad_em, squad_f1)
+
+PERSONAL_SUBJECTS = {"i", "you"}
+PERSONAL_POSSESSIVES = {"my", "your"}
+
+
+@dataclass(frozen=True)
+class Q2Config(ScorerConfig):
+    qa_checkpoint: str = "tfc/qa-minilm"
+    qa_revision: str | None = None
+    qa_max_length: int = 384
+    qa_stride: int = 128
+    qa_max_answer_tokens: int = 30
+    qa_null_threshold: float = 0.0
+    qg_backend: str = "rule"               # "rule" | "seq2seq"
+    qg_checkpoint: str | None = None       # e.g. mrm8488/t5-base-finetuned-question-generation-ap
+    qg_num_beams: int = 1                  # 1 = greedy (as published)
+    qg_num_return: int = 1                 # questions kept per candidate (beam variant: top-k)
+    candidate_kinds: tuple[str, ...] = ("ents", "noun_chunks")
+    validation: str = "em"                 # "em" (original code) | "f1" (TRUE's re-implementation)
+    validation_f1: float = 0.54
+    use_nli: bool = True
+    nli_checkpoint: str = "tfc/nli-minilm"
+    nli_label_names: tuple[str, ...] | None = None
+    filter_personal: bool = False          # "+filter personal" (Q² Table 7)
+    discard_unanswerable: bool = False     # Q²* (Q² Table 5)
+    no_valid_score: float | None = None    # None -> NaN for responses without a valid question
+    dtype: str = "float32"
+    batch_size: int = 32
+    device: str | None = None
+
+
+def is_personal(doc) -> bool:
+    """True for a question about a personal statement: subject I/you, or possessive my/your."""
+    for t in doc:
+        low = t.lower_
+        if low in PERSONAL_SUBJECTS and t.dep_ in ("nsubj", "nsubjpass"):
+            return True
+        if low in PERSONAL_POSSESSIVES and t.dep_ == "poss":
+            return True
+    return False
+
+
+def nli_fallback(f1: float, label: str | None) -> float:
+    """Q²'s NLI update of one sub-score: entailment -> 1, contradiction -> 0, anything else -> F1."""
+    if label == "entailment":
+        return 1.0
+    if label == "contradiction":
+        return 0.0
+    return float(f1)
+
+
+def fill_no_valid(scores, value: float = 0.0) -> np.ndarray:
+    """Scores with NaN (no valid question) replaced by ``value`` (the paper's alternative is 0)."""
+    s = np.asarray(scores, dtype=float).copy()
+    s[np.isnan(s)] = value
+    return s
+
+
+class Q2Scorer(QGQAScorerBase, Scorer):
+    name = "q2"
+    config_cls = Q2Config
+    output_range = (0.0, 1.0)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        c = self.config
+        if c.validation not in ("em", "f1"):
+            raise ValueError("validation must be 'em' or 'f1'")
+        if not 0 <= c.validation_f1 <= 1:
+            raise ValueError("validation_f1 must lie in [0, 1]")
+        if c.qg_backend not in ("rule", "seq2seq"):
+            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        if c.qg_num_return < 1 or c.qg_num_beams < 1:
+            raise ValueError("qg_num_beams and qg_num_return must be >= 1")
+
+    def tag(self):
+        c = self.config
+        parts = ["rule" if c.qg_backend == "rule" else "s2s", c.validation]
+        if c.use_nli:
+            parts.append("nli")
+        return "-".join(parts)
+
+    def _load(self):
+        super()._load()
+        c = self.config
+        self.nli = NLIComparer(c.nli_checkpoint, c.nli_label_names, c.device, c.batch_size) if c.use_nli else None
+
+    def _valid(self, cand: str, ans: str) -> bool:
+        if not ans:
+            return False
+        if self.config.validation == "em":
+            return bool(squad_em(cand, ans))
+        return squad_f1(cand, ans) >= self.config.validation_f1
+
+    def run(self, groundings: list[str], generations: list[str], batch_size: int = 32,
+            progress: bool = False) -> tuple[np.ndarray, pd.DataFrame]:
+        """(scores, per-question table) for already validated inputs (see :meth:`explain`)."""
+        self.load()
+        c = self.config
+        cands = answer_candidates(generations, c.candidate_kinds)
+        flat = [(i, cd) for i, cs in enumerate(cands) for cd in cs]
+        gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
+        rows = []  # example, candidate, question, qg_score
+        for (i, cd), qs in zip(flat, gen_qs):
+            for q, s in qs[: c.qg_num_return]:
+                if q.strip():
+                    rows.append((i, cd.text, q, s))
+        cols = ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
+                "answer_grounding", "f1", "nli", "sub_score"]
+        if not rows:
+            return self._aggregate(len(generations), pd.DataFrame(columns=cols), cands)
+        t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
+        on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size, progress)
+        t["answer_generated"] = [r.text for r in on_gen]
+        t["valid"] = [self._valid(cd, a) for cd, a in zip(t["candidate"], t["answer_generated"])]
+        if c.filter_personal:
+            personal = np.array([is_personal(d) for d in parse(t["question"].tolist())], dtype=bool)
+            t["valid"] = t["valid"] & ~personal
+        t["answer_grounding"] = ""
+        t["f1"] = np.nan
+        t["nli"] = None
+        t["sub_score"] = np.nan
+        v = t.index[t["valid"]]
+        if len(v):
+            on_g = self.qa.answer(t.loc[v, "question"].tolist(), [groundings[i] for i in t.loc[v, "example"]],
+                                  batch_size, progress)
+            t.loc[v, "answer_grounding"] = [r.text for r in on_g]
+            f1 = [squad_f1(cd, a) if a else 0.0 for cd, a in zip(t.loc[v, "candidate"], t.loc[v, "answer_grounding"])]
+            t.loc[v, "f1"] = f1
+            t.loc[v, "sub_score"] = f1
+            if self.nli is not None:
+                need = [k for k, f in zip(v, f1) if t.at[k, "answer_grounding"] and f < 1.0]
+                prem = [f"{t.at[k, 'question']} {t.at[k, 'answer_grounding']}" for k in need]
+                hyp = [f"{t.at[k, 'question']} {t.at[k, 'candidate']}" for k in need]
+                labels = self.nli.labels(prem, hyp)
+                for k, lab in zip(need, labels):
+                    t.at[k, "nli"] = lab
+                    t.at[k, "sub_score"] = nli_fallback(t.at[k, "f1"], lab)
+        return self._aggregate(len(generations), t[cols], cands)
+
+    def _aggregate(self, n: int, t: pd.DataFrame, cands) -> tuple[np.ndarray, pd.DataFrame]:
+        c = self.config
+        out = np.full(n, np.nan if c.no_valid_score is None else float(c.no_valid_score))
+        n_valid = np.zeros(n, dtype=np.int32)
+        n_noans = np.zeros(n, dtype=np.int32)
+        t = t.copy()
+        t["used"] = False
+        if len(t):
+            for i, g in t[t["valid"].astype(bool)].groupby("example"):
+                ans = g["answer_grounding"].astype(bool)
+                keep = g[ans] if (c.discard_unanswerable and ans.any()) else g
+                out[i] = float(keep["sub_score"].mean())
+                n_valid[i] = len(keep)
+                n_noans[i] = int((~keep["answer_grounding"].astype(bool)).sum())
+                t.loc[keep.index, "used"] = True
+        self._aux_keep = {"aux_n_valid": n_valid, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
+                          "aux_n_no_answer": n_noans}
+        return out, t
+
+    def _score(self, groundings, generations, batch_size, progress):
+        return self.run(groundings, generations, batch_size, progress)[0]
+
+    def explain(self, groundings, generations, batch_size: int | None = None) -> pd.DataFrame:
+        """The per-question table of a call (``example`` indexes the inputs; ``used`` marks the questions
+        that entered the mean)."""
+        from tfc.scorers.base import validate_inputs
+
+        g, h = validate_inputs(groundings, generations)
+        return self.run(g, h, batch_size or self.config.batch_size)[1]

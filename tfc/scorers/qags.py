@@ -1,0 +1,190 @@
+"""QAGS (Wang, Cho and Lewis, 2020): ask questions about the summary, answer them on the summary and on
+the article, compare the answers.
+
+As published (appendix B of the paper), per summary (generated text) and article (grounding):
+
+1. **candidates**: ``n_candidates`` = 10 named entities and noun chunks -- a random 10 when there are
+   more, random duplicates to fill up when there are fewer (``candidate_fill="sample"``);
+   ``"all"`` keeps every candidate once;
+2. **QG**: beam search (``qg_num_beams`` = 10), keeping ``qg_num_return`` = 10 questions per candidate
+   with their scores (the rule-based backend gives at most 2 per candidate: the moved and the in-situ
+   question, scored 0 and -1);
+3. **filters**: cut each question after its first "?", drop duplicates, drop questions with fewer than
+   ``min_question_tokens`` = 3 tokens, drop those the QA model finds unanswerable on the summary
+   (``filter_unanswerable``); ``filter_answer_mismatch`` also drops those whose summary answer differs
+   from the candidate (the stricter rule in the paper's main text; off by default, as in the appendix);
+4. **K**: the ``k`` = 20 most probable questions (QG score, ties in candidate order); when fewer remain,
+   random filtered questions are repeated to reach K (``fill_to_k``, as the paper says);
+5. **answers** on the article and on the summary, compared by SQuAD token F1 (a no-answer on the
+   article scores 0), averaged over the K questions.
+
+A summary with no question left after filtering gets ``no_question_score`` (NaN by default, counted in
+``aux_n_questions`` = 0). Random choices use a generator keyed by (``seed``, summary text), so scores do
+not depend on batching. The XSum quirk (the original scored XSum summaries against the reference
+summary prepended to the article) needs the reference summaries: :func:`prepend_reference` builds such
+groundings where a data set has them.
+
+``explain(...)`` returns the per-question table (candidate, question, answer on the summary, answer on
+the article, F1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tfc.scorers.base import Scorer, ScorerConfig
+from tfc.scorers.qgqa import QGQAScorerBase, answer_candidates, example_rng, squad_em, squad_f1
+
+
+@dataclass(frozen=True)
+class QAGSConfig(ScorerConfig):
+    qa_checkpoint: str = "tfc/qa-minilm"
+    qa_revision: str | None = None
+    qa_max_length: int = 384
+    qa_stride: int = 128
+    qa_max_answer_tokens: int = 30
+    qa_null_threshold: float = 0.0
+    qg_backend: str = "rule"            # "rule" | "seq2seq"
+    qg_checkpoint: str | None = None
+    qg_num_beams: int = 10
+    qg_num_return: int = 10
+    candidate_kinds: tuple[str, ...] = ("ents", "noun_chunks")
+    n_candidates: int = 10
+    candidate_fill: str = "sample"      # "sample" (sample / duplicate to n_candidates) | "all"
+    truncate_at_question_mark: bool = True
+    drop_duplicates: bool = True
+    min_question_tokens: int = 3
+    filter_unanswerable: bool = True
+    filter_answer_mismatch: bool = False
+    k: int = 20
+    fill_to_k: bool = True
+    no_question_score: float | None = None   # None -> NaN
+    seed: int = 0
+    dtype: str = "float32"
+    batch_size: int = 32
+    device: str | None = None
+
+
+def pick_candidates(cands: list, n: int, fill: str, rng: np.random.Generator) -> list:
+    """QAGS's candidate rule: ``n`` of them, sampled without replacement when there are more, all of them
+    plus random duplicates when fewer (``fill="sample"``); ``fill="all"`` returns ``cands`` unchanged."""
+    if fill == "all" or not cands:
+        return list(cands)
+    if len(cands) >= n:
+        idx = sorted(rng.choice(len(cands), size=n, replace=False).tolist())
+        return [cands[i] for i in idx]
+    extra = rng.choice(len(cands), size=n - len(cands), replace=True).tolist()
+    return list(cands) + [cands[i] for i in extra]
+
+
+def filter_questions(items: list[tuple[str, str, float]], min_tokens: int = 3, truncate: bool = True,
+                     dedupe: bool = True) -> list[tuple[str, str, float]]:
+    """(candidate, question, score) items -> the heuristic filters: cut after the first "?", drop exact
+    duplicate questions (first kept), drop questions under ``min_tokens`` white-space tokens."""
+    out, seen = [], set()
+    for cand, q, s in items:
+        if truncate and "?" in q:
+            q = q[: q.index("?") + 1]
+        q = q.strip()
+        if len(q.split()) < min_tokens:
+            continue
+        if dedupe:
+            if q in seen:
+                continue
+            seen.add(q)
+        out.append((cand, q, s))
+    return out
+
+
+def select_k(items: list, k: int, fill: bool, rng: np.random.Generator, key=lambda x: x[2]) -> list:
+    """The ``k`` items with the highest score (stable: ties keep their order); with ``fill`` and fewer than
+    ``k`` items, random items (with replacement) are appended until there are ``k``."""
+    order = sorted(range(len(items)), key=lambda i: -key(items[i]))
+    top = [items[i] for i in order[:k]]
+    if fill and top and len(top) < k:
+        top += [top[i] for i in rng.choice(len(top), size=k - len(top), replace=True).tolist()]
+    return top
+
+
+def prepend_reference(groundings, references) -> list[str]:
+    """QAGS's XSum input: the reference summary, then the article (a missing reference leaves it as is)."""
+    return [f"{r.strip()} {g}" if isinstance(r, str) and r.strip() else g for g, r in zip(groundings, references)]
+
+
+class QAGSScorer(QGQAScorerBase, Scorer):
+    name = "qags"
+    config_cls = QAGSConfig
+    output_range = (0.0, 1.0)
+
+    def __init__(self, config=None, **overrides):
+        super().__init__(config, **overrides)
+        c = self.config
+        if c.candidate_fill not in ("sample", "all"):
+            raise ValueError("candidate_fill must be 'sample' or 'all'")
+        if c.qg_backend not in ("rule", "seq2seq"):
+            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        if min(c.k, c.n_candidates, c.qg_num_beams, c.qg_num_return) < 1:
+            raise ValueError("k, n_candidates, qg_num_beams and qg_num_return must be >= 1")
+
+    def tag(self):
+        return f"{'rule' if self.config.qg_backend == 'rule' else 's2s'}-k{self.config.k}"
+
+    def run(self, groundings, generations, batch_size=32, progress=False):
+        self.load()
+        c = self.config
+        cands = answer_candidates(generations, c.candidate_kinds)
+        rngs = [example_rng(c.seed, h) for h in generations]
+        picked = [pick_candidates(cs, c.n_candidates, c.candidate_fill, r) for cs, r in zip(cands, rngs)]
+        # duplicated candidates give the same questions: generate once per distinct candidate
+        flat = list(dict.fromkeys((i, cd) for i, cs in enumerate(picked) for cd in cs))
+        gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
+        qmap = dict(zip(flat, gen_qs))
+        rows = []
+        for i, cs in enumerate(picked):
+            items = [(cd.text, q, s) for cd in cs for q, s in qmap[(i, cd)][: c.qg_num_return]]
+            for cand, q, s in filter_questions(items, c.min_question_tokens, c.truncate_at_question_mark,
+                                               c.drop_duplicates):
+                rows.append((i, cand, q, s))
+        cols = ["example", "candidate", "question", "qg_score", "answer_generated", "answer_grounding", "f1"]
+        t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
+        if len(t):
+            on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size, progress)
+            t["answer_generated"] = [r.text for r in on_gen]
+            keep = np.ones(len(t), dtype=bool)
+            if c.filter_unanswerable:
+                keep &= t["answer_generated"].astype(bool).to_numpy()
+            if c.filter_answer_mismatch:
+                keep &= np.array([bool(squad_em(a, b)) for a, b in zip(t["candidate"], t["answer_generated"])])
+            t = t[keep]
+        sel = []
+        for i in range(len(generations)):
+            g = t[t["example"] == i] if len(t) else t
+            items = list(g.itertuples(index=False))
+            sel += select_k(items, c.k, c.fill_to_k, rngs[i], key=lambda x: x.qg_score)
+        s = pd.DataFrame(sel, columns=t.columns if len(t) else ["example", "candidate", "question", "qg_score",
+                                                                "answer_generated"])
+        if len(s):
+            # each distinct question is answered once on the article (duplicates from fill_to_k reuse it)
+            on_art = self.qa.answer(s["question"].tolist(), [groundings[i] for i in s["example"]], batch_size, progress)
+            s["answer_grounding"] = [r.text for r in on_art]
+            s["f1"] = [squad_f1(a, b) if b else 0.0 for a, b in zip(s["answer_generated"], s["answer_grounding"])]
+        else:
+            s = pd.DataFrame(columns=cols)
+        out = np.full(len(generations), np.nan if c.no_question_score is None else float(c.no_question_score))
+        n_q = np.zeros(len(generations), dtype=np.int32)
+        for i, g in s.groupby("example"):
+            out[int(i)] = float(g["f1"].mean())
+            n_q[int(i)] = int(g["question"].nunique())
+        self._aux_keep = {"aux_n_questions": n_q, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32)}
+        return out, s[cols].reset_index(drop=True)
+
+    def _score(self, groundings, generations, batch_size, progress):
+        return self.run(groundings, generations, batch_size, progress)[0]
+
+    def explain(self, groundings, generations, batch_size: int | None = None) -> pd.DataFrame:
+        from tfc.scorers.base import validate_inputs
+
+        g, h = validate_inputs(groundings, generations)
+        return self.run(g, h, batch_size or self.config.batch_size)[1]

