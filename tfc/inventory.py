@@ -1,0 +1,193 @@
+"""What the score cache holds, so the TRUE tables pick up every scorer with committed scores.
+
+:func:`committed_signatures` lists every signature in the score cache with the TRUE datasets it covers
+(rows cached vs rows in the dataset). :func:`committed_frames` turns the signatures that cover every
+requested dataset completely into score frames (``id, score, label``) for :mod:`tfc.meta.tables`, so
+``tables.auc_table(committed_frames(TRUE9), TRUE9)`` is a Table-3-style AUC table of all of them:
+alignscore, wecheck, qags and q2 appear there as soon as their caches are committed, with no change to
+the chapters. :data:`PUBLISHED` says which published column each scorer family is compared with and
+in which role (the same computation, or a smaller stand-in for the paper's model).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from tfc import config
+
+# scorer name -> (table, published column, ledger role, note)
+PUBLISHED: dict[str, tuple[str, str, str, str]] = {
+    "f1": ("TRUE-T3", "f1", "reproduction", "token F1 recomputed"),
+    "rougeL": ("TRUE-T9", "rouge_l", "reproduction", "ROUGE-L recomputed"),
+    "bleu4": ("TRUE-T9", "bleu4", "reproduction", "BLEU-4 recomputed"),
+    "bertscore": ("TRUE-T3", "bertscore", "stand-in", "BERTScore with a small encoder beside DeBERTa-xl-MNLI"),
+    "nli": ("TRUE-T3", "anli_t5_11b", "stand-in", "small NLI model beside ANLI T5-11B"),
+    "summac-zs": ("TRUE-T3", "summac_zs", "stand-in", "SummaC-ZS on a small NLI model"),
+    "summac-conv": ("TRUE-T9", "summac_conv", "stand-in", "SummaC-Conv on a small NLI model"),
+    "alignscore": ("AS-T3", "alignscore_base", "stand-in", "small alignment model beside AlignScore-base"),
+    "wecheck": ("WC-T1", "wecheck", "stand-in", "small WeCheck-style model beside WeCheck"),
+    "q2": ("TRUE-T3", "q2_metric", "stand-in", "small QG/QA models beside TRUE's T5-11B Q²"),
+}
+
+
+@lru_cache(maxsize=None)
+def _dataset_ids(dataset: str) -> pd.DataFrame:
+    from tfc import data
+
+    return data.load(dataset)[["id", "label"]].reset_index(drop=True)
+
+
+def committed_signatures(datasets=None, root=None) -> pd.DataFrame:
+    """One row per (signature, dataset) in the score cache for ``datasets`` (default: the nine TRUE sets
+    with text): ``signature, scorer, dataset, rows, dataset_rows, complete``. Partial caches (sampled
+    runs, e.g. ablations) are listed with ``complete=False``."""
+    from tfc.data import TRUE_TEXT
+
+    datasets = list(datasets or TRUE_TEXT)
+    root = config.cache_dir() if root is None else root
+    rows = []
+    for sig_dir in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        for d in datasets:
+            sides = sorted((sig_dir / d).glob("*.json"))
+            if not sides:
+                continue
+            n, scorer = 0, None
+            for s in sides:
+                try:
+                    meta = json.loads(s.read_text())
+                except ValueError:
+                    continue          # a corrupt sidecar is reported by `tfc cache ls`; not counted here
+                n += int(meta.get("row_count") or 0)
+                scorer = scorer or meta.get("scorer")
+            total = len(_dataset_ids(d))
+            rows.append({"signature": sig_dir.name, "scorer": scorer or sig_dir.name.split(".")[0], "dataset": d,
+                         "rows": n, "dataset_rows": total, "complete": n >= total})
+    return pd.DataFrame(rows, columns=["signature", "scorer", "dataset", "rows", "dataset_rows", "complete"])
+
+
+def complete_signatures(datasets=None, root=None) -> list[str]:
+    """Signatures whose cache covers every row of every dataset in ``datasets``."""
+    from tfc.data import TRUE_TEXT
+
+    datasets = list(datasets or TRUE_TEXT)
+    inv = committed_signatures(datasets, root)
+    if inv.empty:
+        return []
+    ok = inv[inv["complete"]].groupby("signature")["dataset"].nunique()
+    return sorted(ok[ok == len(datasets)].index)
+
+
+def committed_frames(datasets=None, signatures=None, sample: int | None = None, seed: int = 0) -> dict:
+    """``{signature: DataFrame(id, score, label)}`` from the cache (nothing is computed).
+
+    ``signatures`` defaults to :func:`complete_signatures`. ``sample`` keeps the same label-stratified
+    ids per dataset for every signature (:func:`tfc.meta.tables.sample_ids`). Scores are joined to the
+    dataset's ids; a cached id that is not in the dataset raises ``ValueError``.
+    """
+    from tfc.cache import load_scores
+    from tfc.data import TRUE_TEXT
+    from tfc.meta.tables import sample_ids
+
+    datasets = list(datasets or TRUE_TEXT)
+    sigs = list(signatures) if signatures is not None else complete_signatures(datasets)
+    out = {}
+    for sig in sigs:
+        parts = []
+        for d in datasets:
+            ids = _dataset_ids(d)
+            sc = load_scores(sig, d)[["id", "score"]]
+            extra = set(sc["id"]) - set(ids["id"])
+            if extra:
+                raise ValueError(f"{sig} on {d}: {len(extra)} cached ids are not in the dataset (e.g. {sorted(extra)[0]})")
+            parts.append(ids.merge(sc, on="id", how="left")[["id", "score", "label"]])
+        f = pd.concat(parts, ignore_index=True)
+        f.attrs["signature"] = sig
+        out[sig] = f
+    if sample is not None and out:
+        keep = sample_ids(next(iter(out.values())), sample, seed)
+        out = {k: v[v["id"].isin(keep)].reset_index(drop=True) for k, v in out.items()}
+        for k in out:
+            out[k].attrs["signature"] = k
+    return out
+
+
+def scorer_of(signature: str) -> str:
+    """Registry name of a signature (its first dot-separated part; ``imported`` for imported sources)."""
+    return "imported" if signature.startswith("imported:") else signature.split(".")[0]
+
+
+def compare(long: pd.DataFrame, table_map: dict | None = None) -> list[tuple[pd.DataFrame, str, str]]:
+    """Paper-vs-ours frames for a table whose columns are signatures: one per column with a published
+    counterpart in :data:`PUBLISHED`, as ``(frame, role, note)`` (for ``tfc.ledger.record``).
+
+    ``table_map`` redirects published tables and keeps only those (``{"TRUE-T3": "TRUE-T11"}`` compares
+    dev accuracies with Table 11, whose columns are Table 3's)."""
+    from tfc.reference import paper_vs_ours
+
+    out = []
+    for col, g in long.groupby("column", sort=False):
+        spec = PUBLISHED.get(scorer_of(col))
+        if spec is None:
+            continue
+        table, pub, role, note = spec
+        if table_map is not None:
+            if table not in table_map:
+                continue
+            table = table_map[table]
+        j = paper_vs_ours(g.assign(signature=col), table, column=pub).dropna(subset=["paper"])
+        if len(j):
+            out.append((j, role, note))
+    return out
+
+
+def model_sizes(auc_long: pd.DataFrame) -> pd.DataFrame:
+    """TRUE Table 4 beside what exists here: per family, the published larger/smaller variants and our
+    in-house sizes with their nine-dataset mean AUC (``avg_wo_vitc_fever`` rows of ``auc_long``, whose
+    columns are signatures). Sizes we could not train or load offline appear with ``ours`` NaN and a
+    reason, computed from the committed model records (``results/models``)."""
+    from tfc import reference
+
+    pub = reference.load("TRUE-T4")
+    pub = pub[pub["row"] == "avg_wo_vitc_fever"].set_index("column")["value"]
+    avg = auc_long[auc_long["row"] == "avg_wo_vitc_fever"]
+    records = sorted(p.name for p in config.model_records_dir().iterdir() if p.is_dir()) \
+        if config.model_records_dir().is_dir() else []
+
+    def ours(scorer: str, tag: str) -> tuple[float, str]:
+        hit = avg[avg["column"].map(scorer_of).eq(scorer) & avg["column"].str.contains(tag, regex=False)]
+        if hit.empty:
+            return np.nan, ""
+        best = hit.loc[hit["value"].idxmax()]
+        return float(best["value"]), best["column"]
+
+    nli_small, nli_sig = ours("nli", "nli-minilm")
+    bs_small, bs_sig = ours("bertscore", "minilm")
+    mpnet = any("mpnet" in r for r in records)
+    rows = [
+        ("NLI", "ANLI T5-11B", 11e9, pub.get("anli_t5_11b"), np.nan, "", "not available offline"),
+        ("NLI", "ANLI T5-Large", 770e6, pub.get("anli_t5_large"), np.nan, "", "not available offline"),
+        ("NLI", "tfc/nli-minilm (MiniLM-L6)", 22.7e6, np.nan, nli_small, nli_sig,
+         "in-house, trained on CPU" if np.isfinite(nli_small) else "no committed scores"),
+        ("NLI", "tfc/nli-mpnet (MPNet-base)", 110e6, np.nan, np.nan, "",
+         "record present but no committed scores" if mpnet else "not trained (CPU budget)"),
+        ("BERTScore", "DeBERTa-xl-MNLI (P)", 750e6, pub.get("bertscore"), np.nan, "", "not available offline"),
+        ("BERTScore", "RoBERTa-large (P)", 355e6, pub.get("bertscore_p_roberta_large"), np.nan, "",
+         "not available offline"),
+        ("BERTScore", "MiniLM-L6 (P)", 22.7e6, np.nan, bs_small, bs_sig,
+         "offline encoder" if np.isfinite(bs_small) else "no committed scores"),
+        ("BLEURT", "BLEURT-20", np.nan, pub.get("bleurt"), np.nan, "", "not available offline"),
+        ("BLEURT", "BLEURT-20-D6", np.nan, pub.get("bleurt_20_d6"), np.nan, "", "not available offline"),
+    ]
+    return pd.DataFrame(rows, columns=["family", "model", "params", "paper", "ours", "signature", "status"])
+
+
+def model_size_comparison(sizes: pd.DataFrame) -> pd.DataFrame:
+    """Our small models beside TRUE Table 4's *smaller* variants (ledger role: stand-in):
+    ``row, column, value, signature`` for :func:`tfc.reference.paper_vs_ours` (table ``TRUE-T4``)."""
+    pairs = {"NLI": "anli_t5_large", "BERTScore": "bertscore_p_roberta_large"}
+    ok = sizes[sizes["ours"].notna() & sizes["family"].isin(pairs)]
+    return pd.DataFrame({"row": "avg_wo_vitc_fever", "column": ok["family"].map(pairs).to_numpy(),
+                         "value": ok["ours"].to_numpy(), "signature": ok["signature"].to_numpy()})
