@@ -220,6 +220,13 @@ KEYS: dict[str, str] = {
     "byoc_scorer_names": "registry names after registering the demo scorer",
     "teach_true_diagram": "pipeline diagram of the TRUE meta-evaluation",
     "teach_data_diagram": "pipeline diagram of the data layer",
+    "true_all_auc_table": "AUC of every scorer with complete committed TRUE scores, beside the imported ones",
+    "true_all_n_signatures": "signatures with committed scores on all nine TRUE text sets",
+    "true_all_cmp_table": "per committed signature: published column, role, cells, median and max |delta|",
+    "true_all_acc_table": "dev accuracy (dev-tuned threshold) of every committed signature vs TRUE-T11",
+    "true_t4_table": "TRUE-T4 model sizes: published larger/smaller variants and our in-house sizes",
+    "true_t4_nli_ours": "nine-set mean AUC of our best MiniLM NLI signature",
+    "true_t4_nli_small_paper": "TRUE-T4 ANLI T5-Large nine-set mean AUC",
     # --- benchmarks / robustness ---
     # --- other chapters ---
 }
