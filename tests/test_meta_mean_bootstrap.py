@@ -76,3 +76,25 @@ def test_bad_alpha_and_n():
         bootstrap_mean_auc_diff(g, alpha=1.5)
     with pytest.raises(ValueError):
         bootstrap_mean_auc_diff(g, n=0)
+
+
+def test_many_metrics_share_the_resamples():
+    from tfc.meta import bootstrap_mean_aucs
+
+    rng = np.random.default_rng(5)
+    groups, pairs = {}, {}
+    for d, size in (("p", 40), ("q", 90)):
+        y = rng.integers(0, 2, size)
+        m = {"a": y + rng.normal(0, 1, size), "b": rng.random(size), "c": y + rng.normal(0, 3, size)}
+        groups[d] = (y, m)
+        pairs[d] = (y, m["a"], m["c"])
+    boot, names, per = bootstrap_mean_aucs(groups, n=120, seed=3)
+    assert names == ["a", "b", "c"] and boot.shape == (120, 3)
+    assert per["p"]["a"] == pytest.approx(roc_auc(groups["p"][0], groups["p"][1]["a"]))
+    r = bootstrap_mean_auc_diff(pairs, n=120, seed=3)
+    d = boot[:, 0] - boot[:, 2]
+    np.testing.assert_allclose(r.diffs, d[np.isfinite(d)])
+    with pytest.raises(ValueError, match="metrics"):
+        bootstrap_mean_aucs({"p": groups["p"], "q": (groups["q"][0], {"a": groups["q"][1]["a"]})}, n=5)
+    with pytest.raises(ValueError):
+        bootstrap_mean_aucs({"p": (groups["p"][0], {})}, n=5)

@@ -460,49 +460,50 @@ def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABL
 
 
 def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), datasets=None, n: int = 1000,
-                            seed: int = 0, sample=None) -> pd.DataFrame:
+                            seed: int = 0, sample=None, alpha: float = 0.05) -> pd.DataFrame:
     """Paired bootstrap (within each dataset) of mean-AUC differences over the TRUE sets, each in-house
-    model vs each lexical baseline (:func:`tfc.meta.bootstrap_mean_auc_diff`), Holm-adjusted over the
-    table. Only examples scored by both are used (reported in ``n_examples``)."""
+    model vs each lexical baseline, all metrics on one set of resamples
+    (:func:`tfc.meta.bootstrap_mean_aucs`); p-values Holm-adjusted over the table. Only examples every
+    metric scored are used (``n_examples``); a model with no scores on some dataset is left out."""
     from tfc import scorers
-    from tfc.meta import bootstrap_mean_auc_diff, correct_pvalues
+    from tfc.meta import bootstrap_mean_aucs, correct_pvalues
+    from tfc.meta.significance import _shifted_null
 
     datasets = list(datasets or _true_sets())
     base = {b: scorers.get(b) for b in baselines}
-    cache = {}
-
-    def frame(sc, ds):
-        key = (sc.signature, ds)
-        if key not in cache:
-            cache[key] = _scores(sc, ds, None, sample, seed, True).set_index("id")
-        return cache[key]
-
+    have = {}
+    for ds in datasets:
+        for k, sc in {**models, **base}.items():
+            have[(k, ds)] = _scores(sc, ds, None, sample, seed, True).set_index("id")
+    usable = [m for m in models if all(have[(m, ds)]["score"].notna().any() for ds in datasets)]
+    if not usable:
+        return pd.DataFrame()
+    metrics = usable + list(base)
+    groups, n_ex = {}, 0
+    for ds in datasets:
+        j = pd.concat({k: have[(k, ds)]["score"] for k in metrics}, axis=1).dropna()
+        lab = have[(metrics[0], ds)]["label"].loc[j.index].to_numpy()
+        groups[ds] = (lab, {k: j[k].to_numpy() for k in metrics})
+        n_ex += len(j)
+    boot, names, per = bootstrap_mean_aucs(groups, n=n, seed=seed)
+    mean = {k: float(np.mean([per[ds][k] for ds in datasets])) for k in names}
     rows = []
-    for label, sc in models.items():
-        for b, bs in base.items():
-            groups, n_ex = {}, 0
-            for ds in datasets:
-                a, z = frame(sc, ds), frame(bs, ds)
-                j = a.join(z["score"].rename("b"), how="inner").dropna(subset=["score", "b"])
-                if j.empty:
-                    break
-                groups[ds] = (j["label"].to_numpy(), j["score"].to_numpy(), j["b"].to_numpy())
-                n_ex += len(j)
-            if len(groups) != len(datasets):
-                continue
-            r = bootstrap_mean_auc_diff(groups, n=n, seed=seed)
-            rows.append({"model": label, "baseline": b, "mean_auc_model": 100 * r.mean_auc_a,
-                         "mean_auc_baseline": 100 * r.mean_auc_b, "diff": 100 * r.diff,
-                         "ci_low": 100 * r.ci[0], "ci_high": 100 * r.ci[1], "p_value": r.p_value,
-                         "n_resamples": r.n, "n_valid": r.n_valid, "n_examples": n_ex,
-                         "signature": sc.signature, "baseline_signature": bs.signature})
+    for m in usable:
+        for b in base:
+            d_star = boot[:, names.index(m)] - boot[:, names.index(b)]
+            d_star = d_star[np.isfinite(d_star)]
+            d = mean[m] - mean[b]
+            ci, p = _shifted_null(d, d_star, alpha)
+            rows.append({"model": m, "baseline": b, "mean_auc_model": 100 * mean[m],
+                         "mean_auc_baseline": 100 * mean[b], "diff": 100 * d, "ci_low": 100 * ci[0],
+                         "ci_high": 100 * ci[1], "p_value": p, "n_resamples": int(n), "n_valid": int(d_star.size),
+                         "n_examples": n_ex, "signature": models[m].signature, "baseline_signature": base[b].signature})
     df = pd.DataFrame(rows)
-    if len(df):
-        adj = correct_pvalues(df["p_value"].to_numpy(), method="holm")
-        df["p_holm"] = adj["p_adjusted"].to_numpy()
-        sig = df["p_holm"] < 0.05
-        df["verdict"] = np.where(sig & (df["diff"] > 0), "better", np.where(sig & (df["diff"] < 0), "worse",
-                                                                            "no significant difference"))
+    adj = correct_pvalues(df["p_value"].to_numpy(), method="holm")
+    df["p_holm"] = adj["p_adjusted"].to_numpy()
+    sig = df["p_holm"] < alpha
+    df["verdict"] = np.where(sig & (df["diff"] > 0), "better", np.where(sig & (df["diff"] < 0), "worse",
+                                                                        "no significant difference"))
     return df
 
 

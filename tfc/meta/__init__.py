@@ -20,14 +20,14 @@ from tfc.meta.bins import binned_auc, count_words, novel_unigram_pct
 from tfc.meta.correlation import correlation, correlations, summary_level, system_level
 from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, normalise
 from tfc.meta.significance import (DEFAULT_N, BootstrapResult, MeanBootstrapResult, bootstrap_auc_diff,
-                                   bootstrap_aucs, bootstrap_mean_auc_diff, correct_pvalues,
+                                   bootstrap_aucs, bootstrap_mean_auc_diff, bootstrap_mean_aucs, correct_pvalues,
                                    interval_comparison)
 from tfc.reference import paper_vs_ours
 
 __all__ = [
     "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",
     "tuned_accuracy", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
-    "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "bootstrap_mean_auc_diff", "MeanBootstrapResult", "interval_comparison", "correct_pvalues",
+    "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "bootstrap_mean_auc_diff", "bootstrap_mean_aucs", "MeanBootstrapResult", "interval_comparison", "correct_pvalues",
     "DEFAULT_N", "normalise", "ensemble_scores", "ensemble_frame", "disagreement", "binned_auc",
     "count_words", "novel_unigram_pct", "paper_vs_ours",
 ]

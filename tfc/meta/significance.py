@@ -163,6 +163,48 @@ class MeanBootstrapResult:
     diffs: np.ndarray = field(repr=False, compare=False)
 
 
+def bootstrap_mean_aucs(groups: dict, n: int = DEFAULT_N, seed: int = 0) -> tuple[np.ndarray, list, dict]:
+    """Mean-over-datasets AUCs of several metrics on the same within-dataset resamples.
+
+    ``groups``: ``{dataset: (labels, {metric: scores})}``, the same metrics in every dataset. Dataset
+    ``i`` is resampled with the ``i``-th of ``len(groups)`` seeds drawn from ``seed`` (all metrics on the
+    same draw: a paired bootstrap). Returns ``(boot, metrics, per_dataset)``: ``boot`` is (n, k), the mean
+    over datasets of each metric's resampled AUC (a row is NaN when a resample of some dataset held a
+    single class); ``per_dataset`` maps dataset -> {metric: AUC on the full data}.
+    """
+    if not isinstance(groups, dict) or not groups:
+        raise ValueError("groups must be a non-empty dict {dataset: (labels, {metric: scores})}")
+    if int(n) < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    from tfc.meta.binary import roc_auc
+
+    seeds = np.random.default_rng(seed).integers(0, 2**32 - 1, size=len(groups))
+    metrics, per, total = None, {}, None
+    for (name, g), s in zip(groups.items(), seeds):
+        if not isinstance(g, (tuple, list)) or len(g) != 2 or not isinstance(g[1], dict) or not g[1]:
+            raise ValueError(f"groups[{name!r}] must be (labels, {{metric: scores}})")
+        names = list(g[1])
+        if metrics is None:
+            metrics = names
+        elif names != metrics:
+            raise ValueError(f"groups[{name!r}] has metrics {names}, expected {metrics}")
+        y = as_labels(g[0])
+        both_classes(y)
+        cols = [as_scores(g[1][m], n=y.size, name=f"{name}: {m}") for m in metrics]
+        per[name] = {m: roc_auc(y, c) for m, c in zip(metrics, cols)}
+        boot = bootstrap_aucs(y, cols, n=n, seed=int(s))
+        total = boot if total is None else total + boot
+    return total / len(groups), metrics, per
+
+
+def _shifted_null(d: float, d_star: np.ndarray, alpha: float):
+    """Percentile interval and two-sided p-value (bootstrap distribution shifted to the null)."""
+    lo, hi = np.quantile(d_star, [alpha / 2, 1 - alpha / 2])
+    extreme = np.abs(d_star - d) >= abs(d) - 1e-12
+    p = (1 + int(extreme.sum())) / (d_star.size + 1)
+    return (float(lo), float(hi)), float(min(p, 1.0))
+
+
 def bootstrap_mean_auc_diff(groups: dict, n: int = DEFAULT_N, seed: int = 0,
                             alpha: float = 0.05) -> MeanBootstrapResult:
     """Paired bootstrap for the difference of two metrics' mean AUC over datasets (e.g. TRUE's 9-set mean).
@@ -170,43 +212,33 @@ def bootstrap_mean_auc_diff(groups: dict, n: int = DEFAULT_N, seed: int = 0,
     ``groups``: ``{dataset: (labels, scores_a, scores_b)}``. Each resample draws examples *within each
     dataset* (so every dataset keeps its size and the mean keeps its definition: one AUC per dataset,
     averaged with equal weight), both metrics on the same draw; the statistic is the mean over datasets
-    of AUC(a) - AUC(b). Dataset ``i`` uses the ``i``-th of ``len(groups)`` seeds drawn from ``seed``.
-    The interval and the two-sided p-value are computed as in :func:`bootstrap_auc_diff`. A resample in
-    which any dataset held a single class is dropped (counted in ``n - n_valid``).
+    of AUC(a) - AUC(b). Dataset ``i`` uses the ``i``-th of ``len(groups)`` seeds drawn from ``seed``
+    (:func:`bootstrap_mean_aucs`, which compares many metrics on one set of resamples). The interval and
+    the two-sided p-value are computed as in :func:`bootstrap_auc_diff`. A resample in which any dataset
+    held a single class is dropped (counted in ``n - n_valid``).
     """
     if not isinstance(groups, dict) or not groups:
         raise ValueError("groups must be a non-empty dict {dataset: (labels, scores_a, scores_b)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if int(n) < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    from tfc.meta.binary import roc_auc
-
-    seeds = np.random.default_rng(seed).integers(0, 2**32 - 1, size=len(groups))
-    per, diffs = {}, []
-    for (name, g), s in zip(groups.items(), seeds):
-        if len(g) != 3:
+    multi = {}
+    for name, g in groups.items():
+        if not isinstance(g, (tuple, list)) or len(g) != 3:
             raise ValueError(f"groups[{name!r}] must be (labels, scores_a, scores_b)")
-        y = as_labels(g[0])
-        both_classes(y)
-        a = as_scores(g[1], n=y.size, name=f"{name}: scores_a")
-        b = as_scores(g[2], n=y.size, name=f"{name}: scores_b")
-        per[name] = (roc_auc(y, a), roc_auc(y, b))
-        boot = bootstrap_aucs(y, [a, b], n=n, seed=int(s))
-        diffs.append(boot[:, 0] - boot[:, 1])
-    d_star = np.mean(np.column_stack(diffs), axis=1)
+        multi[name] = (g[0], {"a": g[1], "b": g[2]})
+    boot, _, per = bootstrap_mean_aucs(multi, n=n, seed=seed)
+    d_star = boot[:, 0] - boot[:, 1]
     d_star = d_star[np.isfinite(d_star)]
     if d_star.size == 0:
         raise ValueError("every bootstrap resample held a single class in some dataset; too few examples")
+    per = {k: (v["a"], v["b"]) for k, v in per.items()}
     mean_a = float(np.mean([v[0] for v in per.values()]))
     mean_b = float(np.mean([v[1] for v in per.values()]))
     d = mean_a - mean_b
-    lo, hi = np.quantile(d_star, [alpha / 2, 1 - alpha / 2])
-    extreme = np.abs(d_star - d) >= abs(d) - 1e-12
-    p = (1 + int(extreme.sum())) / (d_star.size + 1)
-    return MeanBootstrapResult(diff=float(d), ci=(float(lo), float(hi)), p_value=float(min(p, 1.0)),
-                               mean_auc_a=mean_a, mean_auc_b=mean_b, per_dataset=per, n=int(n),
-                               n_valid=int(d_star.size), seed=seed, alpha=alpha, diffs=d_star)
+    ci, p = _shifted_null(d, d_star, alpha)
+    return MeanBootstrapResult(diff=float(d), ci=ci, p_value=p, mean_auc_a=mean_a, mean_auc_b=mean_b,
+                               per_dataset=per, n=int(n), n_valid=int(d_star.size), seed=seed, alpha=alpha,
+                               diffs=d_star)
 
 
 def interval_comparison(labels, scores: dict, n: int = DEFAULT_N, seed: int = 0,
