@@ -95,7 +95,7 @@ def reuse_identical(scorer, cache, sub: pd.DataFrame) -> int:
 
 def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sample: int | None = None,
               seed: int = 0, batch_size: int | None = None, reuse: bool = True, progress: bool = False,
-              split: str | None = None) -> dict:
+              split: str | None = None, chunk_size: int = 128) -> dict:
     """Score one dataset (all splits, or ``split``) through the cache (resumable) and measure it; returns
     the run record."""
     from tfc import data, scorers
@@ -114,8 +114,9 @@ def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sam
         reused = reuse_identical(scorer, cache, sub) if reuse else 0
         before = set(cache.read(check=True)["id"])
         t0 = time.perf_counter()
+        # parts of 128 rows: an interrupted run loses little, and batches still fill (pairs span examples)
         got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
-                            batch_size=batch_size, progress=progress)
+                            chunk_size=chunk_size, batch_size=batch_size, progress=progress)
         wall = time.perf_counter() - t0
         new = got[~got["id"].isin(before)]
         pairs = _pairs(new)
@@ -397,6 +398,26 @@ def vs_paper(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS))
             ["ours", "delta", "note", "signature"]
         out.append(j[cols])
     return pd.concat(out, ignore_index=True)
+
+
+def vs_paper_wide(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
+    """:func:`vs_paper` as one row per dataset: the paper's AlignScore columns, then ``ours`` and ``Δ`` per
+    in-house model (Δ vs AlignScore-base), rows scored / rows, and the note. Signatures: see ``vs_paper``."""
+    t = vs_paper(long, table, paper_columns)
+    first = PAPER_COLUMNS.get(paper_columns[0], paper_columns[0])
+    pcols = [PAPER_COLUMNS.get(c, c) for c in paper_columns]
+    out = t.drop_duplicates("dataset").set_index("dataset")[pcols].rename(columns=lambda c: f"paper: {c}")
+    for label in long["column"].unique():
+        g = t[t["model"].str.startswith(f"{label} (")].set_index("dataset")
+        out[f"ours: {label}"] = g["ours"]
+        out[f"Δ {label} vs base"] = g["delta"]
+    if "n_scored" in long:
+        cnt = long.groupby("row").agg(n=("n", "max"), n_scored=("n_scored", "min"))
+        out["rows scored"] = [f"{cnt.loc[d, 'n_scored']}/{cnt.loc[d, 'n']}" if d in cnt.index else "" for d in out.index]
+    notes = t.groupby("dataset")["note"].first()
+    out["note"] = notes.reindex(out.index).fillna("")
+    out.attrs["delta_vs"] = first
+    return out
 
 
 def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides) -> pd.DataFrame:
