@@ -48,7 +48,9 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, pool_sample,
     def pool_for(cfg):   # built on first use (the runs' own signals come from the score cache)
         key = (cfg.tasks, cfg.leaked, cfg.pool_sample, cfg.seed)
         if key not in pools:
-            pools[key] = W.weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed)
+            own = tuple(c for c in cfg.signals if c in W.OURS)
+            pools[key] = W.weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
+                                      with_own=own)
             click.echo(json.dumps({"pool": list(cfg.tasks), "leaked": cfg.leaked, "rows": len(pools[key][0]),
                                    "leakage": pools[key][1].to_dict("records")}, default=str))
         return pools[key]
