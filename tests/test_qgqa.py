@@ -174,6 +174,7 @@ def test_q2_stub_pipeline_and_nli():
     # NLI: entailment for the Obama pair -> 1.0; Paris (F1 = 1) never reaches the NLI model
     s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "entailment"})
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(1.0)
+    assert s._aux_keep["aux_f1_only"][0] == pytest.approx(0.75)     # the same questions without NLI
     assert s.nli.seen == [("What about Barack Obama here? The president Obama", "What about Barack Obama here? Barack Obama")]
     s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "contradiction"})
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(0.5)      # (0 + 1) / 2
@@ -246,6 +247,9 @@ def test_qags_stub_pipeline():
     f = t.groupby("question")["f1"].first()
     assert f["What about Paris here?"] == 1.0 and f["What about Barack Obama here?"] == pytest.approx(2 / 3)
     assert score[0] == pytest.approx(t["f1"].mean())
+    aux = s._aux_keep   # prefix means over the best distinct questions: Obama (2/3) ranks first on the tie
+    assert aux["aux_mean_k1"][0] == pytest.approx(2 / 3) and aux["aux_mean_k2"][0] == pytest.approx(5 / 6)
+    assert aux["aux_mean_k10"][0] == pytest.approx(5 / 6) and aux["aux_n_questions"][0] == 2
     s2 = QAGSScorer(qa_checkpoint="unused", k=20, fill_to_k=False)
     s2.qg, s2.qa, s2._loaded = StubQG(), StubQA(qa), True
     assert s2.run([art], [summ])[0][0] == pytest.approx((1.0 + 2 / 3) / 2)

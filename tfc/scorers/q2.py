@@ -17,9 +17,9 @@ Per response (generated text) and its knowledge (grounding), as published:
 A response with **no valid question** gets ``no_valid_score`` (NaN by default: the paper leaves such
 responses out, arguing they are mostly chit-chat; ``0.0`` is the alternative it discusses). The cache
 stores NaN as a score, and ``aux_n_valid`` (valid questions), ``aux_n_candidates`` and
-``aux_n_no_answer`` (valid questions without an answer on the knowledge) per row, so coverage and
-"% no answer" (Q² Table 2) come from the cache and a 0-fill needs no recomputation
-(:func:`fill_no_valid`).
+``aux_n_no_answer`` (valid questions without an answer on the knowledge) and ``aux_f1_only`` (the
+score without the NLI step, over the same questions) per row, so coverage, "% no answer", Q² vs
+Q²+NLI (Q² Table 2) come from one run and a 0-fill needs no recomputation (:func:`fill_no_valid`).
 
 Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
 that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
@@ -183,6 +183,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         out = np.full(n, np.nan if c.no_valid_score is None else float(c.no_valid_score))
         n_valid = np.zeros(n, dtype=np.int32)
         n_noans = np.zeros(n, dtype=np.int32)
+        f1_only = np.full(n, np.nan)   # Q² without the NLI step, from the same questions (Q² Table 2)
         t = t.copy()
         t["used"] = False
         if len(t):
@@ -192,9 +193,10 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 out[i] = float(keep["sub_score"].mean())
                 n_valid[i] = len(keep)
                 n_noans[i] = int((~keep["answer_grounding"].astype(bool)).sum())
+                f1_only[i] = float(keep["f1"].astype(float).mean())
                 t.loc[keep.index, "used"] = True
         self._aux_keep = {"aux_n_valid": n_valid, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
-                          "aux_n_no_answer": n_noans}
+                          "aux_n_no_answer": n_noans, "aux_f1_only": f1_only}
         return out, t
 
     def _score(self, groundings, generations, batch_size, progress):

@@ -19,7 +19,8 @@ As published (appendix B of the paper), per summary (generated text) and article
    article scores 0), averaged over the K questions.
 
 A summary with no question left after filtering gets ``no_question_score`` (NaN by default, counted in
-``aux_n_questions`` = 0). Random choices use a generator keyed by (``seed``, summary text), so scores do
+``aux_n_questions`` = 0). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
+the mean F1 over the K best distinct questions (no fill), the QAGS Table 4 ablation without rescoring. Random choices use a generator keyed by (``seed``, summary text), so scores do
 not depend on batching. The XSum quirk (the original scored XSum summaries against the reference
 summary prepended to the article) needs the reference summaries: :func:`prepend_reference` builds such
 groundings where a data set has them.
@@ -36,6 +37,8 @@ import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
 from tfc.scorers.qgqa import QGQAScorerBase, answer_candidates, example_rng, squad_em, squad_f1
+
+AUX_KS = (1, 2, 5, 10)   # prefix means kept in the cache (``aux_mean_k<K>``) for the K ablation
 
 
 @dataclass(frozen=True)
@@ -158,11 +161,13 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             if c.filter_answer_mismatch:
                 keep &= np.array([bool(squad_em(a, b)) for a, b in zip(t["candidate"], t["answer_generated"])])
             t = t[keep]
-        sel = []
+        sel, ranks = [], []
         for i in range(len(generations)):
             g = t[t["example"] == i] if len(t) else t
             items = list(g.itertuples(index=False))
-            sel += select_k(items, c.k, c.fill_to_k, rngs[i], key=lambda x: x.qg_score)
+            top = select_k(items, c.k, c.fill_to_k, rngs[i], key=lambda x: x.qg_score)
+            sel += top
+            ranks += list(range(len(top)))
         s = pd.DataFrame(sel, columns=t.columns if len(t) else ["example", "candidate", "question", "qg_score",
                                                                 "answer_generated"])
         if len(s):
@@ -174,10 +179,18 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             s = pd.DataFrame(columns=cols)
         out = np.full(len(generations), np.nan if c.no_question_score is None else float(c.no_question_score))
         n_q = np.zeros(len(generations), dtype=np.int32)
+        # QAGS Table 4 from one run: the mean over the first K' < K distinct questions (rank order, no fill)
+        prefix = {kk: np.full(len(generations), np.nan) for kk in AUX_KS if kk < c.k}
+        if len(s):
+            s["_rank"] = ranks
         for i, g in s.groupby("example"):
             out[int(i)] = float(g["f1"].mean())
             n_q[int(i)] = int(g["question"].nunique())
-        self._aux_keep = {"aux_n_questions": n_q, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32)}
+            first = g.sort_values("_rank").drop_duplicates("question")
+            for kk in prefix:
+                prefix[kk][int(i)] = float(first["f1"].iloc[:kk].mean())
+        self._aux_keep = {"aux_n_questions": n_q, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
+                          **{f"aux_mean_k{kk}": v for kk, v in prefix.items()}}
         return out, s[cols].reset_index(drop=True)
 
     def _score(self, groundings, generations, batch_size, progress):

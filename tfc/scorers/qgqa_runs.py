@@ -1,0 +1,148 @@
+"""Scoring runs of the QAGS and Q² scorers with the in-house backends, their records and summary tables.
+
+A run scores one dataset (or a stratified sample) through the score cache (resumable) and is recorded
+in ``results/models/qa-minilm/scoring_runs.json`` with rows, questions asked, wall time, examples/s,
+coverage (rows with a score, i.e. at least one valid question) and ROC AUC on the covered rows and with
+uncovered rows set to 0. Rows whose inputs already have a score under the same signature in another
+dataset's cache are copied first (:func:`tfc.inhouse.reuse_identical`; e.g. ``q2_paper`` repeats
+``q2`` texts).
+
+``PLAN`` is the order used for the committed caches (CPU budget: the dialogue sets of TRUE in full
+except DialFact, which is sampled, the QAGS sets in full; see the chapter notes).
+"""
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+QA_CHECKPOINT = "tfc/qa-minilm"
+NLI_CHECKPOINT = "tfc/nli-minilm"
+Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
+QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
+DIALFACT_SAMPLE = 600
+OTHER_SAMPLE = 150
+
+PLAN = (
+    [{"scorer": "q2", "dataset": d} for d in ("q2", "q2_paper", "begin")]
+    + [{"scorer": "qags", "dataset": d} for d in ("qags_xsum", "qags_cnndm")]
+    + [{"scorer": "q2", "dataset": "dialfact", "sample": DIALFACT_SAMPLE}]
+    + [{"scorer": "q2", "dataset": d, "sample": OTHER_SAMPLE} for d in ("paws", "mnbm", "qags_xsum", "frank",
+                                                                      "summeval", "qags_cnndm")]
+)
+
+
+def scorer_for(name: str, **overrides):
+    """The in-house QAGS / Q² scorer (``name`` in {"qags", "q2"}) with the run defaults plus overrides."""
+    from tfc import scorers
+
+    base = {"q2": Q2_DEFAULT, "qags": QAGS_DEFAULT}[name]
+    return scorers.get(name, **{**base, **overrides})
+
+
+def coverage_auc(labels, scores) -> dict:
+    """AUC on the rows with a score, AUC with NaN set to 0, and the coverage (share of rows with a score)."""
+    from tfc.meta import roc_auc
+
+    y = np.asarray(labels)
+    s = np.asarray(scores, dtype=float)
+    ok = ~np.isnan(s)
+    out = {"rows": int(len(s)), "covered": int(ok.sum()), "coverage": float(ok.mean()) if len(s) else float("nan")}
+    out["auc_covered"] = float(roc_auc(y[ok], s[ok])) if ok.any() and len(set(y[ok])) == 2 else float("nan")
+    out["auc_zero_fill"] = float(roc_auc(y, np.where(ok, s, 0.0))) if len(set(y)) == 2 else float("nan")
+    return out
+
+
+def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0, chunk_size: int = 64,
+              batch_size: int | None = None, **overrides) -> dict:
+    from tfc import data
+    from tfc.cache import ScoreCache
+    from tfc.inhouse import reuse_identical
+
+    scorer = scorer_for(name, **overrides)
+    df = data.load(dataset, sample=sample, seed=seed)
+    rec = {"scorer": name, "signature": scorer.signature, "backends": scorer.backends_label(), "dataset": dataset,
+           "sample": sample, "seed": seed, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "splits": {}}
+    wall, computed, questions = 0.0, 0, 0
+    frames = []
+    for sp in df["split"].unique():
+        sub = df[df["split"] == sp]
+        cache = ScoreCache(scorer.signature, dataset, str(sp))
+        reused = reuse_identical(scorer, cache, sub)
+        before = set(cache.read(check=True)["id"])
+        t0 = time.perf_counter()
+        got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
+                            chunk_size=chunk_size, batch_size=batch_size, progress=False)
+        w = time.perf_counter() - t0
+        new = got[~got["id"].isin(before)]
+        qcol = "aux_n_valid" if name == "q2" else "aux_n_questions"
+        nq = int(new[qcol].sum()) if qcol in new else 0
+        lab = sub.set_index("id")["label"].loc[got["id"]].to_numpy()
+        rec["splits"][str(sp)] = {"rows": int(len(sub)), "computed_rows": int(len(new)), "reused_rows": int(reused),
+                                  "wall_seconds": round(w, 1), **coverage_auc(lab, got["score"].to_numpy())}
+        wall += w
+        computed += len(new)
+        questions += nq
+        frames.append(pd.DataFrame({"label": lab, "score": got["score"].to_numpy()}))
+    allf = pd.concat(frames)
+    rec.update(rows=int(len(df)), computed_rows=computed, wall_seconds=round(wall, 1),
+               examples_per_second=round(computed / wall, 3) if computed and wall > 0 else None,
+               questions_scored=questions, **coverage_auc(allf["label"], allf["score"]))
+    try:
+        import torch
+
+        rec["threads"] = int(torch.get_num_threads())
+    except ImportError:  # pragma: no cover
+        pass
+    return rec
+
+
+def record_path():
+    from tfc import config
+
+    return config.model_records_dir() / QA_CHECKPOINT[4:] / "scoring_runs.json"
+
+
+def append_record(rec: dict) -> None:
+    p = record_path()
+    rows = json.loads(p.read_text()) if p.is_file() else []
+
+    def key(r):
+        return r["signature"], r["dataset"], r.get("sample")
+
+    if rec["computed_rows"] == 0 and any(key(r) == key(rec) for r in rows):
+        return
+    rows = [r for r in rows if key(r) != key(rec)] + [rec]
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def load_records() -> pd.DataFrame:
+    p = record_path()
+    return pd.DataFrame(json.loads(p.read_text())) if p.is_file() else pd.DataFrame()
+
+
+def run_plan(plan=None, threads: int | None = 1, deadline: str | None = None, log=print) -> list[dict]:
+    """Run ``plan`` (default :data:`PLAN`) in order, recording each run; stops starting new runs after
+    ``deadline`` (UTC ``HH:MM``)."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(int(threads))
+    out = []
+    for run in plan or PLAN:
+        now = datetime.now(timezone.utc).strftime("%H:%M")
+        if deadline and now >= deadline:
+            log(f"{now}: deadline {deadline} reached; not starting {run}")
+            break
+        rec = score_run(run["scorer"], run["dataset"], sample=run.get("sample"), **run.get("overrides", {}))
+        append_record(rec)
+        log(json.dumps({k: rec.get(k) for k in ("scorer", "dataset", "sample", "rows", "computed_rows",
+                                                 "wall_seconds", "examples_per_second", "coverage",
+                                                 "auc_covered", "auc_zero_fill")}))
+        out.append(rec)
+    return out
