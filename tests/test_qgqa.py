@@ -383,3 +383,16 @@ def test_build_qa_set_and_tiny_training(tiny, tmp_path):
         build_qa_set(pairs=_pairs().iloc[:0])
     with pytest.raises(ValueError):
         train_qa(train.iloc[:0], QATrainConfig(base=tiny["qa"]))
+
+
+def test_coverage_auc_hand_computed():
+    from tfc.scorers.qgqa_runs import coverage_auc
+
+    # covered rows: labels 1,0,1 with scores .9,.2,.5 -> perfect ranking (AUC 1); the NaN row (label 0)
+    # becomes 0 in the 0-filled AUC: positives .9,.5 vs negatives .2,0 -> still 1.0
+    out = coverage_auc([1, 0, 1, 0], [0.9, 0.2, 0.5, np.nan])
+    assert out["coverage"] == 0.75 and out["covered"] == 3
+    assert out["auc_covered"] == 1.0 and out["auc_zero_fill"] == 1.0
+    # a NaN positive set to 0 ranks below both negatives: 2 of 4 positive-negative pairs right -> 0.5
+    out = coverage_auc([1, 0, 1, 0], [0.9, 0.2, np.nan, 0.1])
+    assert out["auc_zero_fill"] == 0.5 and out["auc_covered"] == 1.0

@@ -1,0 +1,191 @@
+"""Tables of the QAGS and Q² chapters, computed from the score cache (the loops live here, not in notebooks).
+
+* :func:`qags_table1` -- QAGS Table 1: summary-level Pearson r × 100 with the QAGS human scores
+  (``qags_cnndm_scores``/``qags_xsum_scores``) for ROUGE-1/2/L, BLEU-1..4, BERTScore and QAGS. The
+  QAGS human-score sets have the same texts, row for row, as TRUE's ``qags_cnndm``/``qags_xsum``
+  (checked), so scores cached for the TRUE sets are joined by position.
+* :func:`qags_table4` -- the number of questions K, from the ``aux_mean_k<K>`` cache columns.
+* :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets.
+* :func:`q2_true_auc` -- Q² on TRUE sets (AUC on covered rows and 0-filled) with token F1 beside it and a
+  paired bootstrap of the difference.
+
+Every function takes ``cache_only``: the book reads the committed caches; ``cache_only=False``
+computes missing rows (slow for QAGS/Q² on a CPU).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+QAGS_SETS = {"qags_cnndm": "qags_cnndm_scores", "qags_xsum": "qags_xsum_scores"}
+Q2_SUBSETS = ("dodeca_inconsistent", "dodeca_consistent", "memnet_inconsistent", "memnet_consistent")
+DIALOGUE = ("begin", "q2", "dialfact")
+# BLEU with sacrebleu's default "exp" smoothing: without smoothing most one-sentence summaries and
+# dialogue responses get BLEU 0 (no 4-gram match), which is not what either paper reports
+_EXP = {"smooth_method": "exp"}
+LEXICAL_T1 = {"rouge_1": ("rouge1", {}), "rouge_2": ("rouge2", {}), "rouge_l": ("rougeL", {}),
+              "bleu1": ("bleu4", {"max_ngram_order": 1, **_EXP}), "bleu2": ("bleu4", {"max_ngram_order": 2, **_EXP}),
+              "bleu3": ("bleu4", {"max_ngram_order": 3, **_EXP}), "bleu4": ("bleu4", _EXP),
+              "bertscore": ("bertscore", {})}
+
+
+def cached(scorer, dataset: str, sample=None, seed: int = 0, cache_only: bool = True) -> pd.DataFrame:
+    """Rows of ``dataset`` (in data order) with ``label``, ``score`` and the cache's ``aux_*`` columns
+    (NaN where not cached)."""
+    from tfc import data
+    from tfc.cache import ScoreCache
+
+    df = data.load(dataset, sample=sample, seed=seed)
+    if not cache_only:
+        from tfc.scorers import score_dataset
+
+        score_dataset(scorer, dataset, sample=sample, seed=seed)
+    parts = []
+    for sp in df["split"].unique():
+        got = ScoreCache(scorer.signature, dataset, str(sp)).read(check=True)
+        parts.append(got)
+    have = pd.concat(parts).drop_duplicates("id").set_index("id") if parts else pd.DataFrame()
+    out = df[["id", "split", "label"] + [c for c in ("human_score",) if c in df]].copy()
+    cols = [c for c in have.columns if c == "score" or c.startswith("aux_")]
+    for c in cols:
+        out[c] = have[c].reindex(out["id"]).to_numpy()
+    if "score" not in out:
+        out["score"] = np.nan
+    return out.reset_index(drop=True)
+
+
+def _pearson(x, y) -> tuple[float, float, int]:
+    from tfc.meta.correlation import correlation
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    if ok.sum() < 3:
+        return float("nan"), float("nan"), int(ok.sum())
+    r, p = correlation(x[ok], y[ok], "pearson")
+    return float(r), float(p), int(ok.sum())
+
+
+def human_scores(dataset: str) -> pd.Series:
+    """QAGS human scores for the TRUE set ``dataset`` (positional join, texts checked equal)."""
+    from tfc import data
+
+    a, b = data.load(dataset), data.load(QAGS_SETS[dataset])
+    if len(a) != len(b) or not ((a["grounding"].values == b["grounding"].values).all()
+                                and (a["generated"].values == b["generated"].values).all()):
+        raise ValueError(f"{dataset} and {QAGS_SETS[dataset]} no longer hold the same texts in the same order")
+    return pd.Series(b["human_score"].to_numpy(), index=a["id"].to_numpy())
+
+
+def _lexical(scorer, dataset: str) -> pd.DataFrame:
+    from tfc import data
+
+    df = data.load(dataset)
+    return pd.DataFrame({"id": df["id"], "label": df["label"],
+                         "score": scorer.score(df["grounding"], df["generated"], progress=False)})
+
+
+def qags_table1(qags_scorer, cache_only: bool = True) -> pd.DataFrame:
+    """Long form: ``row`` (dataset), ``column`` (metric id as in QAGS-T1), ``value`` (Pearson r × 100),
+    ``p_value``, ``n``, ``signature``. QAGS rows without a question (NaN) are left out (``n`` says how many
+    remain). BERTScore is read from the cache only (computing it is slow); the lexical metrics are
+    computed in memory."""
+    from tfc import scorers
+
+    rows = []
+    for ds in QAGS_SETS:
+        human = human_scores(ds)
+        metrics = {k: scorers.get(n, **kw) for k, (n, kw) in LEXICAL_T1.items()}
+        metrics["qags"] = qags_scorer
+        for col, sc in metrics.items():
+            try:
+                if col in ("qags", "bertscore"):
+                    got = cached(sc, ds, cache_only=cache_only if col == "qags" else True)
+                else:   # lexical: cheap, computed in memory (no cache written outside this scorer's namespace)
+                    got = _lexical(sc, ds)
+            except Exception as exc:  # noqa: BLE001 - a missing cache shows as NaN with the reason
+                rows.append({"row": ds, "column": col, "value": np.nan, "p_value": np.nan, "n": 0,
+                             "signature": sc.signature, "note": f"not available: {exc}"})
+                continue
+            r, p, n = _pearson(got["score"], human.loc[got["id"]].to_numpy())
+            rows.append({"row": ds, "column": col, "value": 100 * r, "p_value": p, "n": n,
+                         "signature": sc.signature, "note": ""})
+    return pd.DataFrame(rows)
+
+
+def qags_table4(qags_scorer, ks=(1, 2, 5, 10, 20)) -> pd.DataFrame:
+    """Pearson r × 100 with the human scores when QAGS averages over the K best questions (cache only)."""
+    rows = []
+    for ds in QAGS_SETS:
+        human = human_scores(ds)
+        got = cached(qags_scorer, ds)
+        for k in ks:
+            col = "score" if k == qags_scorer.config.k else f"aux_mean_k{k}"
+            if col not in got:
+                continue
+            r, p, n = _pearson(got[col], human.loc[got["id"]].to_numpy())
+            rows.append({"row": ds, "column": f"qags_k{k}", "value": 100 * r, "p_value": p, "n": n,
+                         "signature": qags_scorer.signature})
+    return pd.DataFrame(rows)
+
+
+def q2_table2(q2_scorer, dataset: str = "q2_paper") -> pd.DataFrame:
+    """Per subset: valid questions, Q² (F1 only), Q² + NLI (means over responses with a valid question),
+    % of valid questions without an answer on the knowledge, coverage. Long form (row = subset)."""
+    got = cached(q2_scorer, dataset)
+    rows = []
+    for sp, g in got.groupby("split", sort=False):
+        cov = g["score"].notna()
+        nv = g["aux_n_valid"].fillna(0).sum() if "aux_n_valid" in g else np.nan
+        na = g["aux_n_no_answer"].fillna(0).sum() if "aux_n_no_answer" in g else np.nan
+        vals = {"n_questions": nv, "q2_f1": g.loc[cov, "aux_f1_only"].mean() if "aux_f1_only" in g else np.nan,
+                "q2_nli": g.loc[cov, "score"].mean(), "pct_no_answer": 100 * na / nv if nv else np.nan,
+                "coverage": 100 * cov.mean(), "responses": len(g)}
+        rows += [{"row": sp, "column": k, "value": float(v), "signature": q2_scorer.signature}
+                 for k, v in vals.items()]
+    return pd.DataFrame(rows)
+
+
+def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
+    """Overlap (token F1 of response vs knowledge) and BLEU (× 100) means per subset (computed, cheap)."""
+    from tfc import data, scorers
+
+    df = data.load(dataset)
+    f1 = scorers.get("f1")
+    bleu = scorers.get("bleu4", **_EXP)
+    df = df.assign(f1=f1.score(df["grounding"], df["generated"], progress=False),
+                   bleu=100 * bleu.score(df["grounding"], df["generated"], progress=False))
+    rows = []
+    for sp, g in df.groupby("split", sort=False):
+        rows.append({"row": sp, "column": "overlap_f1_rk", "value": g["f1"].mean(), "signature": f1.signature})
+        rows.append({"row": sp, "column": "bleu", "value": g["bleu"].mean(), "signature": bleu.signature})
+    return pd.DataFrame(rows)
+
+
+def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
+    0-filled), of Q² without NLI (0-filled) and of token F1 on the same rows, and the paired bootstrap of
+    Q² (0-filled) minus F1 (difference, 95% CI, p-value)."""
+    from tfc import scorers
+    from tfc.meta import bootstrap_auc_diff, roc_auc
+
+    f1 = scorers.get("f1")
+    rows = []
+    for ds in datasets:
+        got = cached(q2_scorer, ds)
+        got = got[got["score"].notna() | got.get("aux_n_candidates", pd.Series(np.nan, index=got.index)).notna()]
+        if len(got) == 0 or got["label"].nunique() < 2:
+            continue
+        lex = cached(f1, ds, cache_only=False).set_index("id").loc[got["id"], "score"].to_numpy()
+        y = got["label"].to_numpy()
+        s = got["score"].to_numpy(float)
+        cov = ~np.isnan(s)
+        zero = np.where(cov, s, 0.0)
+        f1only = np.where(cov, got["aux_f1_only"].to_numpy(float), 0.0) if "aux_f1_only" in got else zero
+        bd = bootstrap_auc_diff(y, zero, lex, n=n_boot, seed=seed)
+        rows.append({"dataset": ds, "rows": len(got), "coverage": 100 * cov.mean(),
+                     "q2_nli_covered": 100 * roc_auc(y[cov], s[cov]) if len(set(y[cov])) == 2 else np.nan,
+                     "q2_nli": 100 * roc_auc(y, zero), "q2_f1": 100 * roc_auc(y, f1only),
+                     "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
+                     "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
+                     "signature": q2_scorer.signature})
+    return pd.DataFrame(rows)
