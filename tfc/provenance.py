@@ -143,10 +143,11 @@ class Footer:
             reads = summary.to_html(index=False, classes="tfc-provenance", border=0)
         else:
             reads = "<p>No score cache or imported score file was read by this chapter.</p>"
+        # the list of reads can be long: folded (one click opens it)
         return ('<div class="tfc-provenance"><p><b>Environment</b> (package versions, device, '
                 'sha256 of <code>data/MANIFEST</code>, git commit)</p>' + env +
-                f"<p><b>Scores read</b> ({len(self.reads)} cache entries / imported files, "
-                f"{len(self.signatures())} signatures)</p>" + reads + "</div>")
+                f"<details><summary><b>Scores read</b> ({len(self.reads)} cache entries / imported files, "
+                f"{len(self.signatures())} signatures)</summary>" + reads + "</details></div>")
 
     def __repr__(self) -> str:
         lines = ["provenance:"] + [f"  {r.item:22s} {r.value}" for r in self.env_frame().itertuples()]
