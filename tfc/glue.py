@@ -255,6 +255,10 @@ KEYS: dict[str, str] = {
     "true_t4_table": "TRUE-T4 model sizes: published larger/smaller variants and our in-house sizes",
     "true_t4_nli_ours": "nine-set mean AUC of our best MiniLM NLI signature",
     "true_t4_nli_small_paper": "TRUE-T4 ANLI T5-Large nine-set mean AUC",
+    "worked_id": "id of the worked example (an inconsistent summary)",
+    "worked_n_sentences": "sentences in the worked example's summary",
+    "worked_n_words": "words in the worked example's grounding",
+    "worked_summary_table": "worked example: each scorer's score recomputed from its steps vs the scorer's own",
     # --- benchmarks / robustness ---
     # --- other chapters ---
 }
