@@ -25,7 +25,7 @@ DEMO_NAME = "word-overlap"
 _WORD = re.compile(r"\w+")
 
 
-def _quiet():
+def quiet():
     """No progress bars from transformers (weight loading/saving) and no tqdm widget warning: the
     chapter page shows results, not stderr noise."""
     import warnings
@@ -40,7 +40,7 @@ def demo_checkpoint(path, seed: int = 0) -> Path:
     """A tiny random 3-way NLI checkpoint (BERT, 2 layers, hidden 32) saved to ``path``."""
     from tfc.models.tiny import make_tiny_classifier
 
-    _quiet()
+    quiet()
     return make_tiny_classifier(path, seed=seed)
 
 
@@ -56,7 +56,7 @@ def score_with_checkpoint(checkpoint: str, dataset: str = "qags_xsum", n: int = 
 
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise ValueError(f"n must be an int >= 2, got {n!r}")
-    _quiet()
+    quiet()
     scorer = scorers.get("nli", checkpoint=str(checkpoint), mode=mode,
                          **({"device": device} if device else {}))
     res = scorers.score_dataset(scorer, dataset, sample=n, seed=seed, use_cache=False)

@@ -1,0 +1,162 @@
+"""A worked example: one inconsistent summary through NLI, SummaC, AlignScore and Q², step by step.
+
+Each ``*_steps`` function recomputes a scorer's result from its intermediates (the chunks and their
+entailment probabilities, the sentence matrix, the (chunk, claim sentence) alignment scores, the
+questions and answers) with the scorer's own building blocks, and returns them with the scorer's
+final score so the page can show that the two agree. Nothing is cached: the example is scored live,
+which needs the checkpoints; :func:`available` tells which are installed (in-house checkpoints are
+not committed, ``tfc train ...`` builds them).
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tfc import models
+
+# tqdm's notebook-widget warning is noise on a book page (the steps show no progress bars)
+warnings.filterwarnings("ignore", message="IProgress not found")
+
+CHECKPOINTS = {"nli": "tfc/nli-minilm", "summac": "tfc/nli-minilm", "alignscore": "tfc/alignscore-minilm",
+               "q2_qa": "tfc/qa-minilm", "q2_nli": "tfc/nli-minilm"}
+
+
+def available(checkpoint: str) -> bool:
+    """True when ``checkpoint`` can be loaded offline (a local directory, or an installed in-house name)."""
+    try:
+        return models.is_local(checkpoint) and Path(models.resolve(checkpoint)).is_dir()
+    except Exception:   # an unresolvable name is simply "not available" here
+        return False
+
+
+def pick_example(dataset: str = "qags_cnndm", min_sentences: int = 2, max_grounding_words: int = 600,
+                 min_grounding_words: int = 360) -> pd.Series:
+    """The inconsistent example (label 0) of ``dataset`` with the shortest grounding among those whose
+    generated text has at least ``min_sentences`` sentences and whose grounding has between
+    ``min_grounding_words`` and ``max_grounding_words`` whitespace words (long enough for two
+    AlignScore chunks, short enough to read). Deterministic: ties are broken by id."""
+    from tfc import data
+    from tfc.text.sentences import split_many
+
+    df = data.load(dataset)
+    df = df[df["label"] == 0].copy()
+    df["g_words"] = df["grounding"].str.split().str.len()
+    df = df[(df["g_words"] >= min_grounding_words) & (df["g_words"] <= max_grounding_words)]
+    if df.empty:
+        raise ValueError(f"no inconsistent {dataset} example with a grounding of "
+                         f"{min_grounding_words}-{max_grounding_words} words")
+    df["n_sent"] = [len(s) for s in split_many(df["generated"].tolist(), "auto")]
+    df = df[df["n_sent"] >= min_sentences].sort_values(["g_words", "id"])
+    if df.empty:
+        raise ValueError(f"no such example with >= {min_sentences} generated sentences")
+    return df.iloc[0]
+
+
+def _quiet():
+    from tfc.byoc import quiet
+
+    quiet()
+
+
+def short(text: str, n: int = 90) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def nli_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["nli"], device: str | None = None):
+    """Document-mode NLI: the grounding's chunks, P(entailment/neutral/contradiction) of the generated text
+    given each chunk; the score is the largest P(entailment). Returns ``(table, score, scorer_score)``."""
+    from tfc import scorers
+    from tfc.text.chunking import chunk_many
+
+    _quiet()
+    s = scorers.get("nli", checkpoint=checkpoint, mode="document", **({"device": device} if device else {}))
+    s.load()
+    eng = s.engine
+    hyp, budgets, _ = eng.hyp_budget([generated], s.config.min_chunk_tokens)
+    chunks = chunk_many([grounding], eng.tok, budgets[0], splitter=s.config.sentence_splitter)[0].chunks
+    p = eng.probs([(c, hyp[0]) for c in chunks], batch_size=8)
+    t = pd.DataFrame({"chunk": range(1, len(chunks) + 1), "words": [len(c.split()) for c in chunks],
+                      "starts with": [short(c, 70) for c in chunks]})
+    for j, lab in enumerate(eng.labels):
+        t[f"P({lab})"] = p[:, j].round(3)
+    score = float(p[:, eng.i_ent].max())
+    return t, score, float(s.score([grounding], [generated], progress=False)[0])
+
+
+def summac_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["summac"], device: str | None = None):
+    """SummaC-ZS: the matrix of P(entailment) − P(contradiction) for every (grounding sentence, generated
+    sentence) pair; per generated sentence the max over grounding sentences; the score is their mean.
+    Returns ``(matrix DataFrame, per-sentence table, score, scorer_score)``."""
+    from tfc import scorers
+    from tfc.scorers.summac import _units
+
+    _quiet()
+    s = scorers.get("summac-zs", checkpoint=checkpoint, **({"device": device} if device else {}))
+    m = s.matrices([grounding], [generated], batch_size=8)[0]
+    eng = s.engine
+    cell = m[:, :, eng.i_ent] - m[:, :, eng.i_con]
+    gen_units = _units([generated], s.config.generated_granularity, s.config.sentence_splitter)[0]
+    mat = pd.DataFrame(cell.round(2), index=[f"g{i + 1}" for i in range(cell.shape[0])],
+                       columns=[f"s{j + 1}" for j in range(cell.shape[1])])
+    best = cell.max(axis=0)
+    per = pd.DataFrame({"sentence": [f"s{j + 1}" for j in range(len(best))],
+                        "text": [short(u, 110) for u in gen_units[: len(best)]],
+                        "best grounding sentence": [f"g{i + 1}" for i in cell.argmax(axis=0)],
+                        "max (e - c)": best.round(3)})
+    return mat, per, float(best.mean()), float(s.score([grounding], [generated], progress=False)[0])
+
+
+def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["alignscore"],
+                     device: str | None = None, chunk_words: int = 350):
+    """AlignScore: the grounding in chunks of about ``chunk_words`` words, the claim in sentences, the
+    alignment score of every (chunk, sentence) pair, max over chunks, mean over sentences.
+    Returns ``(pair table, per-sentence table, score, scorer_score)``."""
+    from tfc import scorers
+    from tfc.train.alignscore import build_units
+
+    _quiet()
+    s = scorers.get("alignscore", checkpoint=checkpoint, chunk_words=chunk_words,
+                    **({"device": device} if device else {}))
+    s.load()
+    ctx, claims = build_units([grounding], [generated], split="chunk", chunk_words=chunk_words,
+                              splitter=s.config.sentence_splitter)
+    ctx, claims = ctx[0], claims[0]
+    a = [c for c in ctx for _ in claims]
+    b = [h for _ in ctx for h in claims]
+    p = s.model.pair_scores(a, b, head=s.config.head, batch_size=8).reshape(len(ctx), len(claims))
+    pairs = pd.DataFrame(p.round(3), index=[f"chunk {i + 1} ({len(c.split())} words)" for i, c in enumerate(ctx)],
+                         columns=[f"s{j + 1}" for j in range(len(claims))])
+    best = p.max(axis=0)
+    per = pd.DataFrame({"sentence": [f"s{j + 1}" for j in range(len(claims))],
+                        "text": [short(c, 110) for c in claims],
+                        "best chunk": [int(i) + 1 for i in p.argmax(axis=0)], "max P(aligned)": best.round(3)})
+    return pairs, per, float(best.mean()), float(s.score([grounding], [generated], progress=False)[0])
+
+
+def q2_steps(grounding: str, generated: str, qa_checkpoint: str = CHECKPOINTS["q2_qa"],
+             nli_checkpoint: str = CHECKPOINTS["q2_nli"], device: str | None = None):
+    """Q²: answer candidates of the generated text, a question per candidate, the answers on the generated
+    text (validation) and on the grounding, their token F1, the NLI fallback and the sub-scores.
+    Returns ``(per-question table, score recomputed from the table, scorer_score)``."""
+    from tfc import scorers
+
+    _quiet()
+    s = scorers.get("q2", qa_checkpoint=qa_checkpoint, nli_checkpoint=nli_checkpoint,
+                    **({"device": device} if device else {}))
+    t = s.explain([grounding], [generated])
+    t = t.drop(columns=[c for c in ("example",) if c in t.columns])
+    used = t[t["used"]] if "used" in t.columns else t
+    sub = next((c for c in ("score", "sub_score", "subscore") if c in used.columns), None)
+    score = float(used[sub].astype(float).mean()) if sub is not None and len(used) else float("nan")
+    return t, score, float(s.score([grounding], [generated], progress=False)[0])
+
+
+def summary(rows: list[tuple[str, float, float]]) -> pd.DataFrame:
+    """``scorer, recomputed, scorer's score, agree`` (agree within 1e-4; NaN == NaN)."""
+    out = pd.DataFrame(rows, columns=["scorer", "recomputed from the steps", "scorer's score"])
+    a, b = out["recomputed from the steps"].astype(float), out["scorer's score"].astype(float)
+    out["agree"] = np.isclose(a, b, atol=1e-4, equal_nan=True)
+    return out.round(4)
