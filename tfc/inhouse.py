@@ -46,6 +46,12 @@ def plans() -> dict[str, list[dict]]:
         "alignscore-true": [{**align, "dataset": d} for d in true9],
         "nli-summac": [{**nli, "dataset": d} for d in SUMMAC_SETS],
         "alignscore-summac": [{**align, "dataset": d} for d in SUMMAC_SETS],
+        "alignscore-true-sample": [{**align, "dataset": d, "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
+                                   for d in true9],
+        "summac-test-sample": [{**m, "dataset": d, "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED, "split": "test"}
+                               for m in (align, nli) for d in SUMMAC_SETS],
+        "summac-val-sample": [{**m, "dataset": d, "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED, "split": "val"}
+                              for m in (align, nli) for d in SUMMAC_SETS],
         "alignscore-split-ablation": [
             {"scorer": "alignscore", "overrides": {**align["overrides"], "split": sp}, "dataset": d,
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
@@ -193,13 +199,14 @@ def run_plan(name: str, threads: int | None = None, batch_size: int | None = Non
     for run in all_plans[name]:
         if datasets and run["dataset"] not in datasets:
             continue
-        if split is not None:
+        want = split or run.get("split")
+        if want is not None:
             from tfc import data
 
-            if split not in data.info(run["dataset"]).splits:
+            if want not in data.info(run["dataset"]).splits:
                 continue
         rec = score_run(run["scorer"], run["dataset"], run.get("overrides"), sample=run.get("sample"),
-                        seed=run.get("seed", 0), batch_size=batch_size, split=split)
+                        seed=run.get("seed", 0), batch_size=batch_size, split=split or run.get("split"))
         rec["plan"] = name
         append_record(run["overrides"]["checkpoint"], rec)
         log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "reused_rows",
@@ -313,6 +320,27 @@ def _auc_row(res: pd.DataFrame) -> tuple[float, int]:
     got = res.dropna(subset=["score"])
     ok = len(got) and got["label"].nunique() == 2
     return (roc_auc(got["label"], got["score"]) if ok else float("nan")), int(len(got))
+
+
+def coverage(models: dict, datasets, split_of=None) -> pd.DataFrame:
+    """Cached rows per model and dataset (``model, dataset, rows, cached``), read from the cache only;
+    ``split_of`` maps a dataset to the split to count (default: all splits)."""
+    rows = []
+    for ds in datasets:
+        split = (split_of or {}).get(ds)
+        for label, sc in models.items():
+            res = _scores(sc, ds, split, None, 0, True)
+            rows.append({"model": label, "dataset": ds, "rows": len(res), "cached": int(res["score"].notna().sum())})
+    return pd.DataFrame(rows, columns=["model", "dataset", "rows", "cached"])
+
+
+def evaluation_sample(models: dict, datasets, sample=None, split_of=None):
+    """The sample to evaluate on: ``sample`` when given; else None (all rows) when every model has every
+    row cached, else the fixed stratified sample :data:`ABLATION_SAMPLE` (runs score it first)."""
+    if sample is not None:
+        return sample
+    cov = coverage(models, datasets, split_of)
+    return None if len(cov) and (cov["cached"] == cov["rows"]).all() else ABLATION_SAMPLE
 
 
 def summac_auc(models: dict, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
@@ -550,4 +578,4 @@ def training_facts(checkpoint: str) -> dict:
 __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "append_record", "load_records",
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
-           "training_facts"]
+           "training_facts", "coverage", "evaluation_sample", "vs_paper_wide"]
