@@ -1,5 +1,6 @@
 """WeCheck: unification thresholds, labelling models on synthetic votes, noise filter, noise-aware loss,
 a tiny end-to-end run whose checkpoint loads through the wecheck scorer."""
+import json
 import math
 
 import numpy as np
@@ -119,7 +120,8 @@ def _pool(n=60, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     g = ["the cat sat on the mat"] * n
-    h = ["the cat sat" if yi else "the dog ran to the city" for yi in y]
+    h = ["the dog ran to the city" if yi else "the cat sat" for yi in y]   # the tiny model's seed-0 head
+    # prefers "the cat sat": labels that disagree make the loss have somewhere to go
     sig = lambda a: np.clip(np.where(rng.random(n) < a, y, 1 - y) * 0.8 + rng.random(n) * 0.2, 0, 1)
     return pd.DataFrame({"id": [f"w/{i}" for i in range(n)], "dataset": "wecheck_dialogue", "task": "dialogue",
                          "grounding": g, "generated": h, "sig_anli": sig(0.9), "sig_summac": sig(0.8),
@@ -172,6 +174,10 @@ def test_tiny_end_to_end(tmp_path, monkeypatch):
 
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "artifacts"))
     base = make_tiny_classifier(tmp_path / "base", id2label={0: "entailment", 1: "neutral", 2: "contradiction"})
+    cfg_path = base / "config.json"      # no dropout: a hidden-32 model's dropout noise swamps a 20-row dev loss
+    hf = json.loads(cfg_path.read_text())
+    hf.update(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, classifier_dropout=0.0)
+    cfg_path.write_text(json.dumps(hf))
     pool, _ = _pool(120)
     cfg = W.WeCheckConfig(name="wecheck-tiny", base=str(base), epochs=6, batch_size=8, lr=3e-3, max_length=32,
                           warmup_ratio=0.1, dev_rows=20, num_threads=1)
@@ -184,5 +190,35 @@ def test_tiny_end_to_end(tmp_path, monkeypatch):
     assert (res.out_dir / "README.md").is_file()
     sc = scorers.get("wecheck", checkpoint="tfc/wecheck-tiny")
     assert sc.signature.startswith("wecheck.")
-    out = sc.score(["the cat sat on the mat", "the cat sat on the mat"], ["the cat sat", "the dog ran to the city"])
+    out = sc.score(["the cat sat on the mat", "the cat sat on the mat"], ["the dog ran to the city", "the cat sat"])
     assert out.shape == (2,) and out[0] > out[1]
+
+
+def test_eval_subset_is_nested_and_stratified():
+    from tfc import data as D
+    from tfc.train import wecheck as W
+
+    try:
+        full = W.eval_frame("qags_xsum", sample=60)
+    except (FileNotFoundError, OSError):
+        pytest.skip("raw mirror not available")
+    half = W.eval_frame("qags_xsum", sample=60, subset=30)
+    assert len(half) == 30 and set(half["id"]) <= set(full["id"])
+    assert abs(half["label"].mean() - full["label"].mean()) < 0.05
+    assert len(W.eval_frame("qags_xsum", sample=60, subset=1000)) == 60
+    assert set(D.TRUE_TEXT) == set(W.TASK_GROUPS["avg_wo_vitc_fever"])
+
+
+def test_task_averages_and_variance():
+    from tfc.train import wecheck as W
+
+    nine = W.TASK_GROUPS["avg_wo_vitc_fever"]
+    vals = [80, 70, 60, 75, 65, 90, 85, 80, 95]
+    long = pd.DataFrame({"row": nine, "column": "m", "value": vals, "signature": "s"})
+    out = W.with_task_averages(long).set_index("row")["value"]
+    assert out["avg_summarization"] == pytest.approx(70.0)
+    assert out["avg_dialogue"] == pytest.approx(85.0)
+    assert out["avg_wo_vitc_fever"] == pytest.approx(np.mean(vals))
+    assert out["var_wo_vitc_fever"] == pytest.approx(np.var(vals, ddof=1))
+    partial = W.with_task_averages(long.iloc[:4])       # a missing member: no summary rows
+    assert set(partial["row"]) == set(nine[:4])

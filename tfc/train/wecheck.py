@@ -547,6 +547,21 @@ def write_record(name: str) -> Path:
 
 EVAL_SAMPLE = 100    # per TRUE set, stratified by label (tfc.data.load(sample=...)), seed EVAL_SEED
 EVAL_SEED = 0
+ABLATION_SUBSET = 50  # ablation runs: a label-stratified half of the evaluation sample (nested, same seed)
+
+
+def eval_frame(dataset: str, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
+               subset: int | None = None) -> pd.DataFrame:
+    """The evaluation rows of a TRUE set: the stratified ``sample``, or ``subset`` rows of it (each label
+    keeps its share, at least one row per label; nested in the sample, so main-model scores are reused)."""
+    from tfc import data as D
+
+    df = D.load(dataset, sample=sample, seed=seed)
+    if subset is None or subset >= len(df):
+        return df
+    frac = subset / len(df)
+    parts = [g.sample(n=max(1, int(round(frac * len(g)))), random_state=seed) for _, g in df.groupby("label", sort=True)]
+    return df.loc[sorted(pd.concat(parts).index)]
 
 RUNS: dict[str, dict] = {     # in priority order (the order `tfc train wecheck --all` runs them)
     "wecheck-minilm": {},                                                     # main model
@@ -575,9 +590,33 @@ def scorer_for(checkpoint: str):
     return scorers.get("wecheck", checkpoint=checkpoint)
 
 
+def _score_subset(checkpoint: str, dataset: str, sample, seed, subset) -> dict:
+    """Score the nested ablation subset through the cache and measure it (a run record)."""
+    from datetime import datetime, timezone
+
+    from tfc.cache import ScoreCache
+
+    scorer = scorer_for(checkpoint)
+    df = eval_frame(dataset, sample, seed, subset)
+    rec = {"scorer": scorer.name, "signature": scorer.signature, "dataset": dataset, "sample": sample,
+           "subset": subset, "seed": seed, "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    computed, wall = 0, 0.0
+    for sp, sub in df.groupby("split", sort=False):
+        cache = ScoreCache(scorer.signature, dataset, str(sp))
+        before = set(cache.read(check=True)["id"])
+        t0 = time.perf_counter()
+        cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist())
+        wall += time.perf_counter() - t0
+        computed += int((~sub["id"].isin(before)).sum())
+    rec.update(rows=int(len(df)), computed_rows=computed, reused_rows=0, pairs=None, wall_seconds=round(wall, 2),
+               pairs_per_second=None, examples_per_second=round(computed / wall, 2) if computed and wall > 0 else None)
+    return rec
+
+
 def evaluate(checkpoint: str, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
-             log=print) -> list[dict]:
-    """Score a checkpoint on the TRUE sets through the cache (resumable) and record the runs."""
+             subset: int | None = None, log=print) -> list[dict]:
+    """Score a checkpoint on the TRUE sets through the cache (resumable) and record the runs;
+    ``subset``: only the nested ablation subset of each set (:func:`eval_frame`)."""
     from tfc import data as D
     from tfc import inhouse
 
@@ -585,7 +624,10 @@ def evaluate(checkpoint: str, datasets=None, sample: int | None = EVAL_SAMPLE, s
     over = {"checkpoint": checkpoint} | ({"mode": "document"} if name == "nli" else {})
     out = []
     for ds in datasets or D.TRUE_TEXT:
-        rec = inhouse.score_run(name, ds, over, sample=sample, seed=seed)
+        if subset:
+            rec = _score_subset(checkpoint, ds, sample, seed, subset)
+        else:
+            rec = inhouse.score_run(name, ds, over, sample=sample, seed=seed)
         rec["plan"] = "wecheck"
         inhouse.append_record(checkpoint, rec)
         log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "wall_seconds")}))
@@ -605,15 +647,16 @@ def auc_long(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE,
     return pd.concat(parts, ignore_index=True)
 
 
-def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED) -> pd.DataFrame:
+def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
+                 subset: int | None = None) -> pd.DataFrame:
     """Wide per-example frame: ``id, dataset, label, grounding, generated`` + one score column per label
-    (cache only)."""
+    (cache only); ``subset``: the nested ablation subset (:func:`eval_frame`)."""
     from tfc import data as D
     from tfc.scorers.dataset import score_dataset
 
     out = []
     for ds in datasets or D.TRUE_TEXT:
-        df = D.load(ds, sample=sample, seed=seed)[["id", "dataset", "label", "grounding", "generated"]]
+        df = eval_frame(ds, sample, seed, subset)[["id", "dataset", "label", "grounding", "generated"]]
         for lab, ck in checkpoints.items():
             s = score_dataset(scorer_for(ck) if isinstance(ck, str) and ck.startswith("tfc/") else ck, ds,
                               sample=sample, seed=seed, cache_only=True)
@@ -659,12 +702,12 @@ def _signature(ck) -> str:
 
 
 def auc_x100(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
-             subsample: int | None = None) -> pd.DataFrame:
-    """AUC x 100 per dataset and label (cache only) with WeCheck's summary rows; ``subsample`` keeps that
-    many rows per dataset of the evaluation sample (smoke runs)."""
+             subsample: int | None = None, subset: int | None = None) -> pd.DataFrame:
+    """AUC x 100 per dataset and label (cache only) with WeCheck's summary rows; ``subset``: the nested
+    ablation subset; ``subsample`` then keeps that many rows per dataset (smoke runs)."""
     from tfc.meta import roc_auc
 
-    wide = scores_frame(checkpoints, datasets, sample, seed)
+    wide = scores_frame(checkpoints, datasets, sample, seed, subset)
     if subsample:
         wide = wide.groupby("dataset", group_keys=False).apply(
             lambda g: g.sample(n=min(subsample, len(g)), random_state=seed))
@@ -776,4 +819,4 @@ def run_summaries(checkpoints) -> pd.DataFrame:
 __all__ = ["record_timing", "load_timing", "run_summaries", "TASK_GROUPS", "with_task_averages", "auc_x100", "mean_auc_bootstrap", "abstractiveness_auc",
            "inference_timing", "TASK_SETS", "DEFAULT_SIGNALS", "ALL_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
            "add_own_signals", "label_pool", "WeCheckConfig", "training_frame", "train_wecheck", "write_record",
-           "RUNS", "run_config", "evaluate", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]
+           "RUNS", "run_config", "evaluate", "eval_frame", "ABLATION_SUBSET", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]

@@ -13,6 +13,8 @@ import click
 @click.option("--eval/--no-eval", "do_eval", default=True, show_default=True,
               help="score each trained checkpoint on the TRUE sets (stratified sample) and record it")
 @click.option("--eval-sample", type=int, default=None, help="rows per TRUE set (default tfc.train.wecheck.EVAL_SAMPLE; 0 = all)")
+@click.option("--eval-subset", type=int, default=None,
+              help="score only this many rows of each set's evaluation sample (nested; the ablation tables)")
 @click.option("--pool-sample", type=int, default=None, help="weak-pool rows per task (default from the config)")
 @click.option("--max-train-rows", type=int, default=None)
 @click.option("--epochs", type=float, default=None)
@@ -23,7 +25,7 @@ import click
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (one run only)")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="copy card, summary and identity to results/models/<name>/")
-def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, pool_sample, max_train_rows, epochs, lr,
+def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset, pool_sample, max_train_rows, epochs, lr,
                 threads, device, max_minutes, out, record):
     """WeCheck weak supervision: weak pool -> label model -> noise filter -> fine-tune tfc/nli-minilm."""
     from tfc import config
@@ -69,4 +71,4 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, pool_sample,
         if record and not out:
             W.write_record(cfg.name)
         if do_eval and not out:
-            W.evaluate(f"tfc/{cfg.name}", sample=sample, log=click.echo)
+            W.evaluate(f"tfc/{cfg.name}", sample=sample, subset=eval_subset, log=click.echo)
