@@ -212,6 +212,7 @@ KEYS: dict[str, str] = {
     "wc_noise_kept_pct": "% of the weak pool kept by the noise filter",
     "wc_eval_n": "evaluation examples (TRUE sample) per checkpoint",
     "wc_eval_per_set": "evaluation examples per TRUE set",
+    "wc_ablation_per_set": "evaluation examples per TRUE set for the ablation tables (nested subset)",
     "wc_t1_table": "WC-T1: paper / ours / delta for the warm-up and WeCheck rows",
     "wc_mean_warmup": "nine-set mean AUC x100 of the warm-up (evaluation sample)",
     "wc_mean_wecheck": "nine-set mean AUC x100 of WeCheck-MiniLM (evaluation sample)",
@@ -231,6 +232,7 @@ KEYS: dict[str, str] = {
     "wc_runs_table": "every WeCheck run: settings, rows, times",
     "wc_main_train_s": "training seconds of tfc/wecheck-minilm",
     "wc_total_train_min": "wall minutes of all WeCheck training runs together",
+    "wc_n_runs": "number of WeCheck training runs with a record",
     # --- 07_byoc, ledger, worked example, provenance (book as a whole) ---
     "ledger_n_tables": "published tables in the reference INDEX (all five papers)",
     "ledger_n_reproduced": "tables with status 'reproduced'",

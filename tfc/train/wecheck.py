@@ -575,6 +575,10 @@ RUNS: dict[str, dict] = {     # in priority order (the order `tfc train wecheck 
 }
 
 
+# runs scored on fewer sets (CPU budget): the leaked run exists for its PAWS number
+RUN_EVAL_SETS: dict[str, tuple[str, ...]] = {"wecheck-minilm-leaked": ("paws",)}
+
+
 def run_config(name: str, **overrides) -> WeCheckConfig:
     if name not in RUNS:
         raise KeyError(f"unknown run {name!r}; known: {', '.join(RUNS)}")
@@ -701,16 +705,22 @@ def _signature(ck) -> str:
     return ck.signature
 
 
+def subsample_rows(wide: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFrame:
+    """At most ``n`` random rows per dataset (seeded; ``None`` keeps all), in the original order."""
+    if not n:
+        return wide
+    shuffled = wide.sample(frac=1.0, random_state=seed)
+    keep = shuffled[shuffled.groupby("dataset").cumcount() < n]
+    return wide.loc[wide.index.isin(keep.index)]
+
+
 def auc_x100(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
              subsample: int | None = None, subset: int | None = None) -> pd.DataFrame:
     """AUC x 100 per dataset and label (cache only) with WeCheck's summary rows; ``subset``: the nested
     ablation subset; ``subsample`` then keeps that many rows per dataset (smoke runs)."""
     from tfc.meta import roc_auc
 
-    wide = scores_frame(checkpoints, datasets, sample, seed, subset)
-    if subsample:
-        wide = wide.groupby("dataset", group_keys=False).apply(
-            lambda g: g.sample(n=min(subsample, len(g)), random_state=seed))
+    wide = subsample_rows(scores_frame(checkpoints, datasets, sample, seed, subset), subsample, seed)
     rows = []
     for lab, ck in checkpoints.items():
         sig = _signature(ck)
@@ -816,7 +826,7 @@ def run_summaries(checkpoints) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("checkpoint") if rows else pd.DataFrame()
 
 
-__all__ = ["record_timing", "load_timing", "run_summaries", "TASK_GROUPS", "with_task_averages", "auc_x100", "mean_auc_bootstrap", "abstractiveness_auc",
+__all__ = ["subsample_rows", "record_timing", "load_timing", "run_summaries", "TASK_GROUPS", "with_task_averages", "auc_x100", "mean_auc_bootstrap", "abstractiveness_auc",
            "inference_timing", "TASK_SETS", "DEFAULT_SIGNALS", "ALL_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
            "add_own_signals", "label_pool", "WeCheckConfig", "training_frame", "train_wecheck", "write_record",
-           "RUNS", "run_config", "evaluate", "eval_frame", "ABLATION_SUBSET", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]
+           "RUNS", "RUN_EVAL_SETS", "run_config", "evaluate", "eval_frame", "ABLATION_SUBSET", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]

@@ -71,4 +71,5 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
         if record and not out:
             W.write_record(cfg.name)
         if do_eval and not out:
-            W.evaluate(f"tfc/{cfg.name}", sample=sample, subset=eval_subset, log=click.echo)
+            W.evaluate(f"tfc/{cfg.name}", datasets=W.RUN_EVAL_SETS.get(cfg.name), sample=sample, subset=eval_subset,
+                       log=click.echo)
