@@ -16,7 +16,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: venv test test-fast notebooks book html chapter reproduce bench clean env
+.PHONY: venv test test-fast notebooks book html chapter reproduce bench peers-venv clean env
 
 # (re)build or reuse the cached virtual environment; cheap when the lock files did not change
 venv:
@@ -51,8 +51,14 @@ reproduce: venv
 	$(VENV)/bin/tfc book run --mode full $(if $(DEVICE),--device $(DEVICE))
 	$(VENV)/bin/tfc book build
 
-bench: venv
-	@if ls benchmarks/*.py >/dev/null 2>&1; then for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done; else echo "no benchmarks yet"; fi
+# the peers (summac 0.0.4, bert-score) live in their own venv: benchmarks/peers/setup.sh (not the project's requirements)
+peers-venv:
+	@benchmarks/peers/setup.sh >/dev/null
+
+# every benchmarks/bench_*.py: scorer throughput, peers side by side, cost growth, training, GPU (skips without
+# one), make book timing; results in benchmarks/results/*.json|md
+bench: venv peers-venv
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf book/_build book/generated

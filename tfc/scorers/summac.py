@@ -150,9 +150,14 @@ class SummaCZS(_SummaCBase):
         for i, m in enumerate(mats):
             cell = m[:, :, eng.i_ent] - (m[:, :, eng.i_con] if self.config.score_type == "e-c" else 0.0)
             out[i] = cell.max(axis=0).mean()
-        self._aux_keep = {"aux_n_grounding_units": np.array([s[0] for s in self._shapes], dtype=np.int32),
-                          "aux_n_generated_units": np.array([s[1] for s in self._shapes], dtype=np.int32)}
+        self._aux_keep = _unit_counts(self._shapes)
         return out
+
+
+def _unit_counts(shapes) -> dict:
+    """Cache columns: grounding units (after chunking) and generated units per example."""
+    return {"aux_n_grounding_units": np.array([s[0] for s in shapes], dtype=np.int32),
+            "aux_n_generated_units": np.array([s[1] for s in shapes], dtype=np.int32)}
 
 
 @dataclass(frozen=True)
@@ -232,6 +237,7 @@ class SummaCConv(_SummaCBase):
         c = self.config
         mats = self.matrices(groundings, generations, batch_size, progress)
         feats = histogram_features(mats, eng.i_ent, eng.i_con, c.n_bins, c.nli_labels)
+        self._aux_keep = _unit_counts(self._shapes)   # chunking recorded, as for SummaC-ZS
         with torch.inference_mode():
             return torch.sigmoid(_conv_logits(self.conv, feats)).double().numpy()
 

@@ -1,0 +1,170 @@
+"""GPU throughput: tokens per second of the nli and alignscore forward passes, and the fraction of the
+GPU's *measured* bf16 matrix-multiply rate they achieve; plus a device="cuda" smoke run of every model
+scorer. Skipped, with a message and exit code 0, when torch sees no CUDA GPU.
+
+Not a test. The matmul rate is measured here (square bf16 matmuls, best of several), not taken from a
+data sheet. Model FLOPs per token for a BERT-style encoder with L layers, width h, sequence length s:
+``L * (8 h^2 + 4 h ff + 4 s h)`` (the four attention projections, the feed-forward layers of width ``ff``,
+and the two attention products; 2 FLOPs per multiply-add); the classification heads are negligible. Inputs are full-length (``--seq`` tokens),
+so the figure is an upper bound of what real, length-sorted batches see.
+
+    .venv/bin/python benchmarks/bench_gpu.py [--batch-sizes 128 512] [--seq 512]
+    .venv/bin/python benchmarks/bench_gpu.py --device cpu --batch-sizes 4 --seq 128   # dry run of the code
+
+Writes ``benchmarks/results/bench_gpu.json`` and ``bench_gpu.md`` (with the device name).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+
+
+def sync(device):
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def matmul_rate(device: str, n: int, reps: int) -> float:
+    """Best measured bf16 (fp32 on CPU) matmul rate in FLOP/s."""
+    import torch
+
+    dt = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    a = torch.randn(n, n, device=device, dtype=dt)
+    b = torch.randn(n, n, device=device, dtype=dt)
+    best = float("inf")
+    for _ in range(3):
+        sync(device)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            a @ b
+        sync(device)
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return 2 * n ** 3 / best
+
+
+def encoder_flops_per_token(cfg, seq: int) -> float:
+    h, L = cfg.hidden_size, cfg.num_hidden_layers
+    ff = getattr(cfg, "intermediate_size", 4 * h)
+    return L * (8 * h * h + 4 * h * ff + 4 * seq * h)
+
+
+def forward_rate(model, cfg, device, batch, seq, reps, call):
+    import torch
+
+    ids = torch.randint(1000, 2000, (batch, seq), device=device)
+    mask = torch.ones_like(ids)
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda")
+           else torch.autocast("cpu", enabled=False))
+    with torch.inference_mode(), amp:
+        call(model, ids, mask)                                      # warm-up
+        sync(device)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            call(model, ids, mask)
+        sync(device)
+    dt = (time.perf_counter() - t0) / reps
+    tok_s = batch * seq / dt
+    return tok_s, tok_s * encoder_flops_per_token(cfg, seq)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[128, 512])
+    ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--matmul-n", type=int, default=8192)
+    ap.add_argument("--nli-checkpoint", default="tfc/nli-minilm")
+    ap.add_argument("--align-checkpoint", default="tfc/alignscore-minilm")
+    ap.add_argument("--out", default=str(HERE / "results" / "bench_gpu.json"))
+    args = ap.parse_args(argv)
+
+    import torch
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("bench_gpu: skipped -- torch sees no CUDA GPU on this machine (run it where one is present; "
+              "--device cpu gives a dry run of the code)")
+        return None
+    import tfc.scorers as S
+    from tfc import config, models
+
+    dev = args.device
+    name = torch.cuda.get_device_name(0) if dev.startswith("cuda") else "cpu"
+    peak = matmul_rate(dev, args.matmul_n if dev.startswith("cuda") else 1024, args.reps)
+    print(f"{name}: measured matmul rate {peak / 1e12:.1f} TFLOP/s", flush=True)
+
+    def ckpt_or_minilm(c):
+        return c if (not c.startswith("tfc/") or (config.artifacts_dir() / c[4:]).is_dir()) else None
+
+    rows = []
+    nli_ck = ckpt_or_minilm(args.nli_checkpoint)
+    if nli_ck is None:   # no trained checkpoint: the same architecture with a random head (speed is the same)
+        from tfc.models.tiny import make_minilm_classifier
+        import tempfile
+
+        nli_ck = str(make_minilm_classifier(Path(tempfile.mkdtemp()) / "minilm-random-head"))
+    model, _tok = models.load_sequence_classifier(nli_ck, device=dev)
+    for bs in args.batch_sizes:
+        tok_s, flops = forward_rate(model, model.config, dev, bs, args.seq, args.reps,
+                                    lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
+        rows.append({"model": "nli", "checkpoint": nli_ck, "batch_size": bs, "seq": args.seq,
+                     "tokens_per_second": round(tok_s), "achieved_tflops": round(flops / 1e12, 2),
+                     "fraction_of_matmul_rate": round(flops / peak, 4)})
+        print(rows[-1], flush=True)
+    al_ck = ckpt_or_minilm(args.align_checkpoint)
+    if al_ck is not None:
+        from tfc.train.alignscore import load_alignscore_model
+
+        am = load_alignscore_model(al_ck, device=dev)
+        for bs in args.batch_sizes:
+            tok_s, flops = forward_rate(am.model, am.model.model.config, dev, bs, args.seq, args.reps,
+                                        lambda m, i, a: m(input_ids=i, attention_mask=a))
+            rows.append({"model": "alignscore", "checkpoint": al_ck, "batch_size": bs, "seq": args.seq,
+                         "tokens_per_second": round(tok_s), "achieved_tflops": round(flops / 1e12, 2),
+                         "fraction_of_matmul_rate": round(flops / peak, 4)})
+            print(rows[-1], flush=True)
+    # every model scorer runs end to end on the device (fp32 and bf16 weights)
+    smoke = []
+    g = ["The cat sat on the mat. The dog ran to the house."] * 4
+    h = ["The cat sat.", "The dog flew.", "A cat sat on a mat.", "Nobody ran."]
+    for sname, kw in [("nli", {"checkpoint": nli_ck}), ("summac-zs", {"checkpoint": nli_ck}),
+                      ("bertscore", {}), ("alignscore", {"checkpoint": al_ck or nli_ck})]:
+        for dtype in ("float32", "bfloat16"):
+            if sname == "bertscore" and dtype != "float32":
+                continue
+            extra = {} if sname == "bertscore" else {"dtype": dtype}
+            try:
+                v = S.get(sname, device=dev, **kw, **extra).score(g, h, progress=False)
+                smoke.append({"scorer": sname, "dtype": dtype, "ok": True, "scores": [round(float(x), 4) for x in v]})
+            except Exception as exc:  # noqa: BLE001 - recorded
+                smoke.append({"scorer": sname, "dtype": dtype, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]})
+            print(smoke[-1], flush=True)
+    res = {"device": name, "torch": torch.__version__, "cuda": torch.version.cuda,
+           "measured_matmul_tflops": round(peak / 1e12, 2),
+           "matmul": f"{args.matmul_n}x{args.matmul_n} bf16" if dev.startswith("cuda") else "1024x1024 fp32",
+           "flops_per_token_formula": "L * (8 h^2 + 4 h ff + 4 s h) FLOPs", "results": rows, "scorer_smoke": smoke}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1))
+    md = [f"Device: {name} (measured matmul {res['measured_matmul_tflops']} TFLOP/s, {res['matmul']})", "",
+          "| model | batch | seq | tokens/s | TFLOP/s | fraction of matmul rate |", "|---|---|---|---|---|---|"]
+    md += [f"| {r['model']} | {r['batch_size']} | {r['seq']} | {r['tokens_per_second']:,} | {r['achieved_tflops']} | "
+           f"{r['fraction_of_matmul_rate']:.1%} |" for r in rows]
+    md += ["", "Scorer smoke on the device: " + ", ".join(f"{s['scorer']}/{s['dtype']} {'ok' if s['ok'] else 'FAILED'}"
+                                                          for s in smoke)]
+    out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return res
+
+
+if __name__ == "__main__":
+    main()

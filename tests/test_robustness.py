@@ -1,0 +1,345 @@
+"""Robustness of every registered scorer against bad and odd inputs (issue 11, item 4).
+
+Parametrised over the registry (``tfc.scorers.names()`` plus the reserved names), so a scorer that is
+registered later is covered without editing this file. Model scorers run on tiny random-weight
+checkpoints (:mod:`tfc.models.tiny`); their scores are meaningless, their *behaviour* is what is tested.
+
+For each scorer:
+
+* bad types (``None``, numbers, bytes, nested lists, a bare string), mismatched lengths and invalid
+  Unicode raise ``TypeError``/``ValueError`` with a message naming the problem, before any model loads;
+* blank text (empty, white space, control or zero-width characters) gets exactly ``empty_score``;
+* hypothesis-generated odd text (any Unicode, emoji, right-to-left scripts, HTML, numbers, control
+  characters, one-token claims) gets a finite score inside ``output_range`` -- never NaN, never an
+  exception from deep inside a library -- and the same score alone as inside a batch;
+* a 50,000-word grounding with a one-token claim, and a 2,000-word generated text, are scored, and
+  the chunking or truncation is recorded in ``last_aux()`` (never silent).
+
+How a scorer is built for these tests: a recipe in :data:`RECIPES`; else the scorer class's optional
+``tiny_overrides(workdir) -> dict`` classmethod (for scorers that need more than one tiny checkpoint);
+else ``checkpoint=<tiny classifier>`` or no overrides, kept only if a sane call works. A scorer none of
+these can build is skipped with the reason shown (``pytest -rs``), as are reserved, unimplemented names.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tfc.scorers as S
+from tfc.models.tiny import WORDS, make_tiny_classifier
+
+settings.register_profile("tfc-robust", max_examples=8, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
+ROBUST = settings.get_profile("tfc-robust")
+
+ALL_NAMES = list(S.names()) + sorted(S.RESERVED - set(S.names()))
+LEXICAL = {"f1", "rouge1", "rouge2", "rougeL", "bleu4"}
+TOL = 1e-5
+
+
+# ------------------------------------------------------------------------------- building scorers
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """torch on one thread: on a loaded 2-core machine its default thread pool makes every small op wait
+    ~45 ms for a descheduled worker (measured: 278 s -> 6.7 s for one 50,000-word SummaC call)."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("robust")
+
+
+@pytest.fixture(scope="module")
+def tiny(workdir):
+    # 512 positions, like the real encoders, so long groundings chunk at realistic sizes
+    return str(make_tiny_classifier(workdir / "tiny", seed=3, max_position=512))
+
+
+@pytest.fixture(scope="module")
+def conv(workdir):
+    """A SummaC-Conv head with fixed weights, saved the way ``tfc train summac-conv`` saves one."""
+    import torch
+
+    from tfc.scorers.summac import SummaCConvConfig, _conv_module
+
+    path = workdir / "conv"
+    path.mkdir()
+    cfg = SummaCConvConfig()
+    torch.manual_seed(0)
+    torch.save(_conv_module(cfg.n_bins * len(cfg.nli_labels)).state_dict(), path / "conv.pt")
+    (path / "summac_conv.json").write_text(json.dumps({"config": cfg.to_dict()}))
+    return str(path)
+
+
+def _recipes(tiny, conv):
+    return {
+        **{n: {} for n in LEXICAL},
+        "bertscore": {"checkpoint": tiny, "num_layers": 2},
+        "nli": {"checkpoint": tiny},
+        "summac-zs": {"checkpoint": tiny},
+        "summac-conv": {"checkpoint": tiny, "conv_checkpoint": conv},
+        # live scoring supports the fixed "range" normalisation only (the others are dataset-level)
+        "ensemble": {"members": ("f1", "rougeL"), "normalisation": "range"},
+        "alignscore": {"checkpoint": tiny},
+        "wecheck": {"checkpoint": tiny},
+    }
+
+
+_BUILT: dict = {}
+
+
+def build(name, tiny, conv, workdir):
+    """(scorer, None) or (None, reason to skip)."""
+    if name in _BUILT:
+        return _BUILT[name]
+    if name not in S.names():
+        res = (None, f"{name!r} is reserved for a later issue and not registered yet")
+        _BUILT[name] = res
+        return res
+    recipes = _recipes(tiny, conv)
+    tries = []
+    if name in recipes:
+        tries.append(recipes[name])
+    else:
+        cls = S._cls(S._REGISTRY[name][0])
+        hook = getattr(cls, "tiny_overrides", None)
+        if hook is not None:
+            tries.append(hook(workdir / f"tiny-{name}"))
+        tries += [{"checkpoint": tiny}, {}]
+    errors = []
+    for kw in tries:
+        try:
+            s = S.get(name, **kw)
+            s.score(["The cat sat on the mat."], ["The cat sat."], progress=False)
+        except Exception as exc:  # noqa: BLE001 - collected into the skip reason
+            errors.append(f"{kw}: {type(exc).__name__}: {str(exc)[:120]}")
+            continue
+        _BUILT[name] = (s, None)
+        return s, None
+    if name in recipes:   # a known recipe must work: that is a failure, not a skip
+        pytest.fail(f"{name} with its recipe failed on a sane input: {errors}")
+    res = (None, f"no tiny-model recipe builds {name!r} (add one in tests/test_robustness.py or a "
+                 f"tiny_overrides classmethod): {errors}")
+    _BUILT[name] = res
+    return res
+
+
+@pytest.fixture(params=ALL_NAMES)
+def scorer(request, tiny, conv, workdir):
+    s, why = build(request.param, tiny, conv, workdir)
+    if s is None:
+        pytest.skip(why)
+    return s
+
+
+def _lo_hi(s):
+    lo, hi = s.output_range
+    return lo - TOL, hi + TOL
+
+
+def _check_scores(s, out, n):
+    assert isinstance(out, np.ndarray) and out.shape == (n,) and out.dtype == np.float64
+    assert np.isfinite(out).all(), f"{s.name}: non-finite scores {out}"
+    lo, hi = _lo_hi(s)
+    assert ((out >= lo) & (out <= hi)).all(), f"{s.name}: scores {out} outside {s.output_range}"
+
+
+# ------------------------------------------------------------------------------- bad input types
+BAD = [
+    ((["a", None], ["a", "b"]), TypeError, r"groundings\[1\] is None"),
+    ((["a", "b"], ["a", None]), TypeError, r"generations\[1\] is None"),
+    ((["a", 3], ["a", "b"]), TypeError, r"groundings\[1\] is int"),
+    ((["a"], [2.5]), TypeError, r"generations\[0\] is float"),
+    (([b"bytes"], ["a"]), TypeError, r"groundings\[0\] is bytes"),
+    (([["nested"]], ["a"]), TypeError, r"groundings\[0\] is list"),
+    ((["a"], [float("nan")]), TypeError, r"generations\[0\] is float"),
+    (("a string", "a string"), TypeError, "not a single string"),
+    ((5, 5), TypeError, "sequences of strings"),
+    ((["a", "b"], ["a"]), ValueError, "differ in length: 2 != 1"),
+    ((["a"], []), ValueError, "differ in length: 1 != 0"),
+    ((["ok", "a\ud800b"], ["x", "y"]), ValueError, r"groundings\[1\] is not valid Unicode"),
+    ((["a"], ["\udfff"]), ValueError, r"generations\[0\] is not valid Unicode"),
+]
+
+
+@pytest.mark.parametrize("args,exc,msg", BAD, ids=[f"bad{i}" for i in range(len(BAD))])
+def test_bad_inputs_raise_clear_errors(scorer, args, exc, msg):
+    fresh = type(scorer)(scorer.config)     # unloaded: the check comes before any model is loaded
+    with pytest.raises(exc, match=msg):
+        fresh.score(*args, progress=False)
+    assert not fresh._loaded
+
+
+def test_empty_call_and_batch_size(scorer):
+    out = scorer.score([], [], progress=False)
+    assert out.shape == (0,) and out.dtype == np.float64
+    with pytest.raises(ValueError, match="batch_size"):
+        scorer.score(["the cat sat."], ["the cat."], batch_size=0, progress=False)
+
+
+BLANK = ["", " ", "\n\t  \r\n", "\u00a0\u2003", "\x00", "\x00\x01\x1b", "\u200b\u200d", "\ufeff \u2060"]
+
+
+def test_blank_text_gets_empty_score(scorer):
+    g = BLANK + ["the cat sat on the mat."] * len(BLANK)
+    h = ["the cat sat."] * len(BLANK) + BLANK
+    out = scorer.score(g, h, progress=False)
+    assert out.shape == (len(g),)
+    assert (out == scorer.empty_score).all(), out
+    lo, hi = scorer.output_range
+    assert lo <= scorer.empty_score <= hi
+
+
+# ------------------------------------------------------------------------------- odd text (hypothesis)
+EMOJI = ["😀", "👍🏽", "🇫🇷", "👨‍👩‍👧", "🐈 on the 🧶"]
+RTL = ["שלום עולם.", "مرحبا بالعالم.", "\u202eevil\u202c text", "the cat قطة sat"]
+HTML = ["<p>the cat <b>sat</b></p>", "<script>alert('x')</script>", "&amp; &lt;b&gt; &#x1F600;", "<br/>"]
+NUMBERS = ["42", "3.14159", "-1e308", "NaN", "inf", "1,000,000", "0"]
+CONTROL = ["\x00", "\x1b[31m", "\x07", "\r\n", "\t", "\x7f", "\u0301"]
+SPICE = EMOJI + RTL + HTML + NUMBERS + CONTROL
+VOCAB = [w for w in WORDS if w.isalpha()]
+
+odd_text = st.one_of(
+    st.text(max_size=30),                                               # any Unicode but lone surrogates
+    st.sampled_from(SPICE),
+    st.sampled_from(VOCAB),                                             # one-token texts
+    st.lists(st.one_of(st.sampled_from(VOCAB), st.sampled_from(SPICE)), min_size=1, max_size=25)
+      .map(" ".join),
+)
+odd_pairs = st.lists(st.tuples(odd_text, odd_text), min_size=1, max_size=4)
+
+
+@ROBUST
+@given(pairs=odd_pairs)
+def test_odd_text_gets_finite_in_range_scores(scorer, pairs):
+    g, h = [p[0] for p in pairs], [p[1] for p in pairs]
+    out = scorer.score(g, h, batch_size=3, progress=False)
+    _check_scores(scorer, out, len(pairs))
+    # each row's score does not depend on the rest of the batch
+    alone = np.array([scorer.score([a], [b], progress=False)[0] for a, b in pairs])
+    check = alone >= 0 if scorer.name == "bertscore" else np.ones(len(pairs), bool)
+    assert np.abs(out - alone)[check].max(initial=0) <= TOL, (out, alone)
+
+
+def test_bertscore_negative_similarity_depends_on_padding(tiny):
+    """A bert-score (0.3.13) behaviour, pinned here so it stays visible: ``greedy_cos_idf`` multiplies the
+    similarity matrix by the padding mask *before* the max over reference tokens, so a candidate token
+    whose cosine with every reference token is negative gets 0 in a padded batch but its negative value
+    alone. Real encoders' token cosines are positive in practice (anisotropic embeddings); the tiny
+    random model shows it. Rows with a score >= 0 are unaffected (checked in the property test)."""
+    s = S.get("bertscore", checkpoint=tiny, num_layers=2)
+    alone = s.score([":"], [","], progress=False)[0]
+    batched = s.score([":", "00"], [",", "0"], progress=False)[0]
+    if alone >= 0:
+        pytest.skip("this seed gives a positive similarity; nothing to show")
+    assert batched == 0.0 and alone < 0
+
+
+@pytest.mark.parametrize("claim", ["cat", "😀", "42", "<b>", "שלום"])
+def test_one_token_claim(scorer, claim):
+    out = scorer.score(["The cat sat on the mat. The dog ran to the house."], [claim], progress=False)
+    _check_scores(scorer, out, 1)
+
+
+# ------------------------------------------------------------------------------- very long texts
+def _words(n, seed=0):
+    rng = np.random.default_rng(seed)
+    sents, total = [], 0
+    while total < n:
+        k = int(min(rng.integers(6, 20), n - total))
+        sents.append(" ".join(rng.choice(VOCAB, k)).capitalize() + ".")
+        total += k
+    return " ".join(sents)
+
+
+LONG_G = _words(50_000)
+SPLIT_KEYS = ("aux_n_chunks", "aux_n_grounding_units", "aux_n_pairs")
+
+
+def _fast_split(s):
+    """The same scorer with the rule sentence splitter (spaCy needs ~15 s for 50,000 words on this CPU)."""
+    if hasattr(s.config, "sentence_splitter"):
+        return type(s)(s.config.replace(sentence_splitter="rule"))
+    return s
+
+
+def test_long_grounding_is_chunked_not_truncated(scorer):
+    assert len(LONG_G.split()) == 50_000
+    s = _fast_split(scorer)
+    out = s.score([LONG_G, "The cat sat."], ["cat", "cat"], progress=False)
+    _check_scores(s, out, 2)
+    if isinstance(s, S.base.ModelScorer):
+        aux = s.last_aux()
+        split = {k: int(aux[k][0]) for k in SPLIT_KEYS if k in aux}
+        assert split and max(split.values()) > 1, (
+            f"{s.name}: a 50,000-word grounding must be chunked and the chunking recorded in last_aux() "
+            f"(one of {SPLIT_KEYS}); got {sorted(aux)}")
+        assert all(int(aux[k][1]) == 1 for k in split), "a short grounding is one unit"
+
+
+def test_long_generated_text_is_split_or_flagged(scorer):
+    long_h = _words(2_000, seed=1)
+    s = _fast_split(scorer)
+    out = s.score(["The cat sat on the mat."], [long_h], progress=False)
+    _check_scores(s, out, 1)
+    if isinstance(s, S.base.ModelScorer):
+        aux = s.last_aux()
+        flagged = any(bool(aux[k][0]) for k in aux if "trunc" in k)
+        split = any(int(aux[k][0]) > 1 for k in aux if k.startswith(("aux_n_generated", "aux_n_pairs")))
+        assert flagged or split, f"{s.name}: a 2,000-word generated text is neither split nor flagged: {sorted(aux)}"
+
+
+def test_long_inputs_do_not_change_other_rows(scorer):
+    s = _fast_split(scorer)
+    short = s.score(["The cat sat on the mat."], ["The cat sat."], progress=False)[0]
+    mixed = s.score([_words(5_000, seed=2), "The cat sat on the mat."], ["dog", "The cat sat."], progress=False)
+    assert math.isclose(mixed[1], short, abs_tol=TOL)
+
+
+# words the tiny WordPiece vocabulary spells letter by letter: ~8 tokens per word, so 350 words are
+# far more than 512 tokens (real text with many rare names or numbers does the same to real models)
+DENSE_G = " ".join(["Xylophones quantified marvellously."] * 300)
+# known gaps, reported in issue 11 (each stays visible as an xfail until its module is fixed)
+TRUNCATES_SILENTLY = {
+    "alignscore": "alignscore truncates (chunk, claim) pairs over max_length (350-word chunks) without "
+                  "recording it per row (tfc/train/alignscore.py predict: truncation='longest_first')",
+}
+
+
+def test_token_dense_grounding_is_covered_or_flagged(scorer, tiny, request):
+    """Units x model length must cover the grounding's tokens, or the row is flagged as truncated."""
+    if not isinstance(scorer, S.base.ModelScorer):
+        pytest.skip("no model input limit")
+    if scorer.name in TRUNCATES_SILENTLY:
+        request.applymarker(pytest.mark.xfail(reason=TRUNCATES_SILENTLY[scorer.name], strict=True))
+    from tfc.models import load_tokenizer
+
+    s = _fast_split(scorer)
+    out = s.score([DENSE_G], ["Xylophones."], progress=False)
+    _check_scores(s, out, 1)
+    aux = s.last_aux()
+    n_tok = len(load_tokenizer(tiny)(DENSE_G, add_special_tokens=False, verbose=False)["input_ids"])
+    units = max([int(aux[k][0]) for k in SPLIT_KEYS if k in aux] or [1])
+    flagged = any(bool(aux[k][0]) for k in aux if "trunc" in k)
+    assert units * 512 >= n_tok or flagged, (
+        f"{s.name}: {n_tok} grounding tokens in {units} model input(s) of <= 512 tokens, and nothing flagged")
+
+
+def test_tiny_tokenizer_has_its_vocabulary(tiny):
+    """The tiny checkpoints must tokenise real words (a 5-token vocabulary made every word [UNK])."""
+    from tfc.models import load_tokenizer
+
+    tok = load_tokenizer(tiny)
+    assert tok.tokenize("The cat sat. Xylo 12") == ["the", "cat", "sat", ".", "x", "##y", "##l", "##o", "1", "##2"]
