@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -152,7 +153,49 @@ def torch_dtype(dtype: str):
 
 
 def resolve_device(device: str | None) -> str:
-    return device or config.default_device()
+    """``device`` or the default (:func:`tfc.config.default_device`), checked: ``cuda``/``cuda:N`` without a
+    visible GPU, or an unknown device name, raises ``RuntimeError``/``ValueError`` here, with the reason,
+    rather than deep inside torch when the model is moved."""
+    dev = device or config.default_device()
+    if not isinstance(dev, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", dev):
+        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got {dev!r}")
+    if dev.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RuntimeError(f"device {dev!r} requested but torch sees no CUDA GPU "
+                               f"(torch {torch.__version__}, built for CUDA {torch.version.cuda}); use device='cpu'")
+        n = torch.cuda.device_count()
+        if ":" in dev and int(dev.split(":")[1]) >= n:
+            raise RuntimeError(f"device {dev!r} requested but torch sees {n} GPU(s)")
+    return dev
+
+
+@contextmanager
+def torch_threads(n: int | str | None = None):
+    """Run a block with ``n`` torch CPU threads (default: the ``TFC_THREADS`` environment variable; unset
+    leaves torch's own setting), restoring the previous count afterwards.
+
+    On a shared or loaded machine torch's default pool (one thread per core) can make every small op wait
+    for a descheduled worker: a SummaC call on a 50,000-word grounding took 278 s with 2 threads under a
+    load average of 10 on 2 cores and 6.7 s with 1 (``tests/test_robustness.py``). ``TFC_THREADS=1``
+    is the setting for such machines.
+    """
+    n = n if n is not None else os.environ.get("TFC_THREADS")
+    if not n:
+        yield
+        return
+    import torch
+
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"thread count must be >= 1, got {n}")
+    prev = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(prev)
 
 
 def load_tokenizer(checkpoint: str, revision: str | None = None):

@@ -35,7 +35,8 @@ def make_tiny_classifier(path, id2label: dict | None = None, seed: int = 0, hidd
     path.mkdir(parents=True, exist_ok=True)
     vocab = _vocab()
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True,
+    # `vocab=` (transformers 5; its `vocab_file=` is silently ignored and leaves a 5-token vocabulary)
+    tok = BertTokenizerFast(vocab=str(path / "vocab.txt"), do_lower_case=True,
                             model_max_length=max_position)
     id2label = dict(id2label or NLI3)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=layers,

@@ -161,9 +161,13 @@ class Scorer:
         self._aux = {}
         if keep:
             self.load()
-            bs = batch_size or getattr(self.config, "batch_size", None) or 32
+            # `is None`, not `or`: batch_size=0 is an error, not a request for the default
+            bs = batch_size if batch_size is not None else (getattr(self.config, "batch_size", None) or 32)
+            if isinstance(bs, bool) or not isinstance(bs, (int, np.integer)):
+                raise TypeError(f"batch_size must be an int, got {type(bs).__name__} {bs!r}")
             if bs < 1:
                 raise ValueError(f"batch_size must be >= 1, got {bs}")
+            bs = int(bs)
             vals = np.asarray(self._score([g[i] for i in keep], [h[i] for i in keep], bs, progress),
                               dtype=np.float64)
             if vals.shape != (len(keep),):

@@ -89,7 +89,8 @@ class BERTScore(ModelScorer):
         owner = np.repeat(np.arange(len(groundings)), [len(p) for p in pieces])
         cands = [generations[i] for i in owner]
         refs = [x for p in pieces for x in p]
-        P, R, F = self._scorer.score(cands, refs, verbose=progress, batch_size=batch_size)
+        with models.torch_threads():     # TFC_THREADS, when set
+            P, R, F = self._scorer.score(cands, refs, verbose=progress, batch_size=batch_size)
         val = {"precision": P, "recall": R, "f1": F}[c.component].double().numpy()
         out = np.full(len(groundings), -np.inf)
         np.maximum.at(out, owner, val)

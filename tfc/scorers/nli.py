@@ -94,7 +94,7 @@ class NLIEngine:
         out = np.zeros((len(uniq), len(self.labels)), dtype=np.float64)
         keys = [k for k in enc.keys()]
         batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
-        with torch.inference_mode():
+        with torch.inference_mode(), models.torch_threads():    # TFC_THREADS, when set
             for b in progress_bar(batches, desc="nli", enabled=progress):
                 feats = self.tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
                 feats = {k: v.to(self.device) for k, v in feats.items()}
