@@ -182,7 +182,7 @@ def torch_threads(n: int | str | None = None):
     is the setting for such machines.
     """
     n = n if n is not None else os.environ.get("TFC_THREADS")
-    if not n:
+    if n is None or n == "":
         yield
         return
     import torch
