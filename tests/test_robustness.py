@@ -343,3 +343,21 @@ def test_tiny_tokenizer_has_its_vocabulary(tiny):
 
     tok = load_tokenizer(tiny)
     assert tok.tokenize("The cat sat. Xylo 12") == ["the", "cat", "sat", ".", "x", "##y", "##l", "##o", "1", "##2"]
+
+
+def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
+    """tfc.bench.bad_input_outcomes (the performance page's table) on the token-F1 scorer."""
+    from tfc import bench
+
+    df = bench.bad_input_outcomes(S.get("f1"), long_words=2_000)
+    assert list(df["outcome"][:6]) == ["error"] * 6
+    assert df["detail"][0] == "TypeError: generations[0] is None; every item must be a string"
+    assert list(df["outcome"][6:10]) == ["empty score"] * 4
+    assert set(df["outcome"][10:]) == {"scored"}
+    assert df["detail"][10] == "0.4000 in [0, 1]"        # "cat" vs "the cat sat on the mat.": P=1, R=1/4
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    assert bench.load("bench_peers") is None and len(bench.peer_table()) == 0
+    (tmp_path / "bench_peers.json").write_text(json.dumps({"results": [
+        {"comparison": "summac", "pairs": 2, "tfc_seconds": 1.0, "peer_seconds": 3.5, "ratio": 3.5, "target": 3.0,
+         "met": True, "pearson": 0.99, "max_abs_diff": 0.1}]}))
+    assert bench.peer_table()["ratio"].tolist() == [3.5]

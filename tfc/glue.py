@@ -264,6 +264,19 @@ KEYS: dict[str, str] = {
     "worked_n_words": "words in the worked example's grounding",
     "worked_summary_table": "worked example: each scorer's score recomputed from its steps vs the scorer's own",
     # --- benchmarks / robustness ---
+    "perf_summac_ratio": "summac 0.0.4 seconds / tfc summac-zs seconds (same checkpoint, one interleaved run)",
+    "perf_bertscore_ratio": "bert_score.score seconds / tfc bertscore seconds",
+    "perf_alignscore_ratio": "AlignScore per-example reference loop seconds / tfc alignscore seconds",
+    "perf_summac_pearson": "Pearson r, tfc summac-zs vs the summac package",
+    "perf_bertscore_pearson": "Pearson r, tfc bertscore (truncate) vs bert_score.score",
+    "perf_alignscore_pearson": "Pearson r, tfc alignscore vs the per-example reference loop",
+    "perf_summac_pkg_pearson": "Pearson r, tfc NLI matrices reduced the package's way vs the summac package",
+    "perf_alignscore_same_units_pearson": "Pearson r, tfc alignscore vs the reference loop on tfc's chunks",
+    "perf_peer_pairs": "pairs in the peer benchmark sample",
+    "perf_summac_verdict": "whether summac-zs meets its speed target against the summac package (words)",
+    "perf_bertscore_verdict": "whether bertscore meets its speed target against bert-score (words)",
+    "perf_alignscore_verdict": "whether alignscore meets its speed target against the reference loop (words)",
+    "perf_n_bad_inputs": "bad/odd inputs in the catalogue run on the performance page",
     # --- other chapters ---
 }
 

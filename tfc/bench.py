@@ -1,0 +1,115 @@
+"""Benchmark results and the bad-input catalogue, for the book's performance and reliability page.
+
+The benchmark scripts (``benchmarks/bench_*.py``, run by ``make bench``) write JSON under
+``benchmarks/results/`` (``TFC_BENCH_DIR`` overrides). This module only reads them: a book build never
+re-runs a benchmark. :func:`bad_input_outcomes` runs a catalogue of bad and odd inputs through a scorer
+and reports what happened to each (the same kinds of input ``tests/test_robustness.py`` checks for
+every registered scorer).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def results_dir() -> Path:
+    env = os.environ.get("TFC_BENCH_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+def load(name: str) -> dict | None:
+    """``benchmarks/results/<name>.json`` as a dict, or None when that benchmark has not been run."""
+    p = results_dir() / f"{name}.json"
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+def peer_table(res: dict | None = None) -> pd.DataFrame:
+    """One row per peer comparison: seconds on each side, ratio (peer / tfc), target, agreement."""
+    res = res if res is not None else load("bench_peers")
+    cols = ["comparison", "pairs", "tfc_seconds", "peer_seconds", "ratio", "target", "met", "pearson",
+            "max_abs_diff"]
+    if not res:
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(res["results"])[cols]
+
+
+def growth_frame(res: dict | None = None) -> pd.DataFrame:
+    """Seconds per example against grounding words, one row per (scorer, length)."""
+    res = res if res is not None else load("bench_growth")
+    if not res:
+        return pd.DataFrame(columns=["scorer", "words", "seconds"])
+    return pd.DataFrame(res["results"])
+
+
+def growth_fits(res: dict | None = None) -> pd.DataFrame:
+    res = res if res is not None else load("bench_growth")
+    if not res:
+        return pd.DataFrame(columns=["scorer", "seconds_per_1000_words", "r2", "loglog_slope_from_1000_words"])
+    return pd.DataFrame([{"scorer": k, **v} for k, v in res["fits"].items()])
+
+
+def throughput_table(res: dict | None = None) -> pd.DataFrame:
+    res = res if res is not None else load("bench_scorers")
+    if not res:
+        return pd.DataFrame(columns=["scorer", "batch_size", "pairs", "seconds", "pairs_per_second"])
+    return pd.DataFrame(res["results"])[["scorer", "batch_size", "pairs", "seconds", "pairs_per_second"]]
+
+
+# (what, groundings, generations): each run as one score() call
+BAD_INPUTS: list[tuple[str, object, object]] = [
+    ("None as a generated text", ["the cat sat."], [None]),
+    ("a number as a grounding", [42], ["the cat sat."]),
+    ("bytes instead of str", [b"the cat sat."], ["the cat."]),
+    ("a bare string instead of a list", "the cat sat.", "the cat."),
+    ("lists of different lengths", ["a", "b"], ["a"]),
+    ("a lone surrogate (invalid Unicode)", ["the cat \ud800 sat."], ["the cat."]),
+    ("empty generated text", ["the cat sat."], [""]),
+    ("white space only", ["   \n\t"], ["the cat."]),
+    ("control characters only", ["the cat sat."], ["\x00\x01\x1b"]),
+    ("zero-width characters only", ["the cat sat."], ["\u200b\u200d"]),
+    ("a one-token claim", ["the cat sat on the mat."], ["cat"]),
+    ("emoji", ["the cat 😀 sat."], ["😀 👍🏽 🇫🇷"]),
+    ("right-to-left scripts", ["שלום עולם. مرحبا بالعالم."], ["שלום"]),
+    ("HTML", ["<p>the cat <b>sat</b></p>"], ["<script>alert('x')</script>"]),
+    ("numbers as text", ["3.14159 1,000,000"], ["NaN"]),
+    ("a 50,000-word grounding", None, ["cat"]),   # filled in by bad_input_outcomes
+]
+
+
+def _long_text(words: int = 50_000) -> str:
+    rng = np.random.default_rng(0)
+    vocab = "the cat sat on mat dog ran to house and a man saw city police said".split()
+    sents = [" ".join(rng.choice(vocab, 10)).capitalize() + "." for _ in range(words // 10)]
+    return " ".join(sents)
+
+
+def bad_input_outcomes(scorer, long_words: int = 50_000) -> pd.DataFrame:
+    """Run :data:`BAD_INPUTS` through ``scorer``; one row per input: ``input``, ``outcome``, ``detail``.
+
+    ``outcome`` is ``error`` (with the exception type and message), ``empty score`` (the scorer's
+    documented ``empty_score`` for blank text) or ``scored`` (the score, and whether it is finite and in
+    the output range). Anything else would be a bug (a crash from inside a library fails loudly here).
+    """
+    rows = []
+    lo, hi = scorer.output_range
+    for what, g, h in BAD_INPUTS:
+        if g is None:
+            g = [_long_text(long_words)]
+        try:
+            v = float(scorer.score(g, h, progress=False)[0])
+        except (TypeError, ValueError) as exc:
+            rows.append({"input": what, "outcome": "error", "detail": f"{type(exc).__name__}: {exc}"})
+            continue
+        aux = {k: int(a[0]) for k, a in scorer.last_aux().items() if k.startswith("aux_n_")}
+        if v == scorer.empty_score and what.split()[0] in ("empty", "white", "control", "zero-width"):
+            rows.append({"input": what, "outcome": "empty score", "detail": f"{v:g} (empty_score)"})
+        else:
+            ok = np.isfinite(v) and lo <= v <= hi
+            extra = f"; {aux}" if aux else ""
+            rows.append({"input": what, "outcome": "scored" if ok else "OUT OF RANGE",
+                         "detail": f"{v:.4f} in [{lo:g}, {hi:g}]{extra}"})
+    return pd.DataFrame(rows)
