@@ -166,6 +166,7 @@ KEYS: dict[str, str] = {
     "as_dev_acc": "tfc/alignscore-minilm: 3-way accuracy on held-out rows of the mix",
     "as_t3_table": "AS-T3 (TRUE AUC): paper AlignScore-base/large vs in-house models, delta vs base",
     "as_true_rows": "text: TRUE sets evaluated on all rows or on the fixed stratified sample",
+    "as_paws_auc": "tfc/alignscore-minilm: AUC on PAWS",
     "as_summac_rows": "text: SummaC splits evaluated on all rows or on the fixed stratified sample",
     "as_t3_fig": "AS-T3 bar chart: paper AlignScore vs in-house models per TRUE set",
     "as_true9_mean": "tfc/alignscore-minilm: mean AUC over the nine TRUE text sets",
