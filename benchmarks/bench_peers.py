@@ -92,6 +92,13 @@ def agreement(a, b) -> dict:
     return {"pearson": round(float(pearsonr(a, b)[0]), 5), "max_abs_diff": round(float(np.abs(a - b).max()), 5)}
 
 
+def forget(scorer) -> None:
+    """Drop a scorer's cross-call memo (alignscore keeps one per process): every timed call does the work."""
+    memos = getattr(type(scorer), "_MEMOS", None)
+    if isinstance(memos, dict):
+        memos.clear()
+
+
 def timed(fn):
     t0 = time.perf_counter()
     out = fn()
@@ -110,6 +117,8 @@ def main(argv=None):
                     help="default: tfc/alignscore-minilm when trained, else the NLI checkpoint")
     ap.add_argument("--peer-venv", default=os.environ.get("TFC_PEER_VENV", str(Path.home() / ".cache/tfc/peer-venv")))
     ap.add_argument("--out", default=str(HERE / "results" / "bench_peers.json"))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other comparisons' rows of an existing --out file (each row keeps its own load)")
     args = ap.parse_args(argv)
 
     import numpy as np
@@ -164,6 +173,7 @@ def main(argv=None):
                 sc, dt = timed(lambda: sides["bert-score/chunk"].score(g, h, progress=False))
                 chunk["tfc"].append(dt)
                 chunk["tfc_scores"] = sc.tolist()
+            forget(sides[name])
             sc, dt = timed(lambda: sides[name].score(g, h, progress=False))
             rec["tfc"].append(dt)
             rec["tfc_scores"] = sc.tolist()
@@ -229,7 +239,13 @@ def main(argv=None):
             row["checkpoint"] = align_ckpt
             row["agreement_same_units"] = agreement(rec["tfc_scores"], same_units)
         row.update({f"peer_{k}": v for k, v in peer_extra.get(name, {}).items()})
+        row["loadavg_start_end"] = [round(load_start[0], 2), round(load_end[0], 2)]
+        row["run_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         rows.append(row)
+    if args.merge and Path(args.out).is_file():
+        old = json.loads(Path(args.out).read_text())
+        rows = [r for r in old["results"] if r["comparison"] not in args.peers] + rows
+        rows.sort(key=lambda r: ["summac", "bert-score", "alignscore"].index(r["comparison"]))
 
     res = {"what": "tfc vs peer implementations, same checkpoint, same machine, interleaved rounds",
            "n": len(g), "seed": args.seed, "datasets": df["dataset"].value_counts(sort=False).to_dict(),

@@ -274,6 +274,7 @@ KEYS: dict[str, str] = {
     "perf_summac_pkg_pearson": "Pearson r, tfc NLI matrices reduced the package's way vs the summac package",
     "perf_alignscore_same_units_pearson": "Pearson r, tfc alignscore vs the reference loop on tfc's chunks",
     "perf_peer_pairs": "pairs in the peer benchmark sample",
+    "perf_bertscore_object_ratio": "bert-score BERTScorer built once (peer venv) seconds / tfc bertscore seconds",
     "perf_summac_verdict": "whether summac-zs meets its speed target against the summac package (words)",
     "perf_bertscore_verdict": "whether bertscore meets its speed target against bert-score (words)",
     "perf_alignscore_verdict": "whether alignscore meets its speed target against the reference loop (words)",
