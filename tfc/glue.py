@@ -278,6 +278,7 @@ KEYS: dict[str, str] = {
     "perf_summac_verdict": "whether summac-zs meets its speed target against the summac package (words)",
     "perf_bertscore_verdict": "whether bertscore meets its speed target against bert-score (words)",
     "perf_alignscore_verdict": "whether alignscore meets its speed target against the reference loop (words)",
+    "perf_growth_max_slope": "largest log-log slope of seconds vs grounding words (1 = linear)",
     "perf_n_bad_inputs": "bad/odd inputs in the catalogue run on the performance page",
     # --- other chapters ---
 }
