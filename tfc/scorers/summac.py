@@ -63,6 +63,14 @@ class SummaCZSConfig(ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 16
     device: str | None = None
+    # How "e-c" reduces the (grounding unit x generated unit) matrices to one score per generated unit:
+    # "cell" (default; the SummaC paper's description): max over grounding units of P(e) - P(c), per cell;
+    # "package" (what the PyPI ``summac`` 0.0.4 SummaCZS code does): max_g P(e) - max_g P(c), each maximum
+    # taken separately. benchmarks/bench_peers.py found the two differ (r = 0.965) and that "package"
+    # matches the package exactly (r = 1.0). Added after caches were committed, so the default leaves
+    # existing signatures unchanged (ADDED).
+    reduction: str = "cell"
+    ADDED = {"reduction": "cell"}
 
 
 class _SummaCBase(ModelScorer):
@@ -139,6 +147,8 @@ class SummaCZS(_SummaCBase):
         self._check()
         if self.config.score_type not in ("e-c", "e"):
             raise ValueError("score_type must be 'e-c' or 'e'")
+        if self.config.reduction not in ("cell", "package"):
+            raise ValueError(f"reduction must be 'cell' or 'package'; got {self.config.reduction!r}")
         self.output_range = (-1.0, 1.0) if self.config.score_type == "e-c" else (0.0, 1.0)
 
     def _score(self, groundings, generations, batch_size, progress):
@@ -148,10 +158,23 @@ class SummaCZS(_SummaCBase):
         mats = self.matrices(groundings, generations, batch_size, progress)
         out = np.empty(len(mats))
         for i, m in enumerate(mats):
-            cell = m[:, :, eng.i_ent] - (m[:, :, eng.i_con] if self.config.score_type == "e-c" else 0.0)
-            out[i] = cell.max(axis=0).mean()
+            out[i] = reduce_zs(m, eng.i_ent, eng.i_con if self.config.score_type == "e-c" else None,
+                               self.config.reduction)
         self._aux_keep = _unit_counts(self._shapes)
         return out
+
+
+def reduce_zs(m: np.ndarray, i_ent: int, i_con: int | None, reduction: str = "cell") -> float:
+    """One SummaC-ZS score from ``m[grounding unit, generated unit, label]`` (mean over generated units).
+
+    ``i_con=None`` uses the entailment probability only (score_type "e")."""
+    ent = m[:, :, i_ent]
+    if i_con is None:
+        return float(ent.max(axis=0).mean())
+    con = m[:, :, i_con]
+    if reduction == "package":
+        return float((ent.max(axis=0) - con.max(axis=0)).mean())
+    return float((ent - con).max(axis=0).mean())
 
 
 def _unit_counts(shapes) -> dict:

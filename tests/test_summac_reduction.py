@@ -1,0 +1,45 @@
+"""SummaC-ZS reductions: the paper's per-cell max of P(e)-P(c) vs the PyPI package's max P(e) - max P(c)."""
+import numpy as np
+import pytest
+
+import tfc.scorers as S
+from tfc.scorers.summac import reduce_zs
+
+
+def _m():
+    # 2 grounding units x 2 generated units x labels (e, n, c)
+    m = np.zeros((2, 2, 3))
+    m[0, 0] = [0.9, 0.0, 0.1]
+    m[1, 0] = [0.2, 0.0, 0.8]
+    m[0, 1] = [0.5, 0.5, 0.0]
+    m[1, 1] = [0.4, 0.0, 0.6]
+    return m
+
+
+def test_cell_reduction_by_hand():
+    # unit 0: max(0.9-0.1, 0.2-0.8) = 0.8 ; unit 1: max(0.5-0.0, 0.4-0.6) = 0.5 ; mean 0.65
+    assert reduce_zs(_m(), 0, 2, "cell") == pytest.approx(0.65)
+
+
+def test_package_reduction_by_hand():
+    # unit 0: 0.9 - 0.8 = 0.1 ; unit 1: 0.5 - 0.6 = -0.1 ; mean 0.0
+    assert reduce_zs(_m(), 0, 2, "package") == pytest.approx(0.0)
+
+
+def test_entailment_only_ignores_reduction():
+    # max P(e): 0.9 and 0.5 -> 0.7, whatever the reduction
+    assert reduce_zs(_m(), 0, None, "cell") == pytest.approx(0.7)
+    assert reduce_zs(_m(), 0, None, "package") == pytest.approx(0.7)
+
+
+def test_default_keeps_committed_signatures_and_package_changes_it():
+    a = S.get("summac-zs")
+    assert a.config.reduction == "cell"
+    assert "reduction" not in a.config.signature_fields()
+    b = S.get("summac-zs", reduction="package")
+    assert b.signature != a.signature
+
+
+def test_bad_reduction():
+    with pytest.raises(ValueError, match="reduction"):
+        S.get("summac-zs", reduction="mean")
