@@ -166,3 +166,21 @@ def test_significance_vs_lexical_on_toy_sets(toy_data, tiny3):
     assert list(sig["baseline"]) == ["f1", "rougeL"] and (sig["n_examples"] == 6).all()
     assert set(sig["verdict"]) <= {"better", "worse", "no significant difference"}
     assert (sig["p_holm"] >= sig["p_value"]).all()
+
+
+def test_significance_skips_a_one_class_set_and_names_it(toy_data):
+    """A set whose usable rows hold one label (AUC undefined) leaves the mean and is listed, not a crash."""
+    from tfc import scorers
+
+    toy_data["toyc"] = frame("toyc", ["a b c", "d e f"], ["a b", "d e"], [1, 1])
+    for ds in ("toya", "toyb", "toyc"):
+        for b in ("f1", "rougeL"):
+            I.score_run(b, ds)
+    m = {"bleu": scorers.get("bleu4")}
+    for ds in ("toya", "toyb", "toyc"):
+        I.score_run("bleu4", ds)
+    sig = I.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb", "toyc"], n=50)
+    assert (sig["n_datasets"] == 2).all() and (sig["datasets_skipped"] == "toyc").all()
+    assert (sig["n_examples"] == 6).all()
+    # every set one-class: no table at all
+    assert I.significance_vs_lexical(m, baselines=("f1",), datasets=["toyc"], n=10).empty

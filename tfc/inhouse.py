@@ -513,7 +513,8 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
     """Paired bootstrap (within each dataset) of mean-AUC differences over the TRUE sets, each in-house
     model vs each lexical baseline, all metrics on one set of resamples
     (:func:`tfc.meta.bootstrap_mean_aucs`); p-values Holm-adjusted over the table. Only examples every
-    metric scored are used (``n_examples``); a model with no scores on some dataset is left out."""
+    metric scored are used (``n_examples``); a model with no scores on some dataset is left out; a dataset
+    whose usable rows hold one class only is left out of the mean and listed in ``datasets_skipped``."""
     from tfc import scorers
     from tfc.meta import bootstrap_mean_aucs, correct_pvalues
     from tfc.meta.significance import _shifted_null
@@ -528,12 +529,20 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
     if not usable:
         return pd.DataFrame()
     metrics = usable + list(base)
-    groups, n_ex = {}, 0
+    groups, n_ex, skipped = {}, 0, []
     for ds in datasets:
         j = pd.concat({k: have[(k, ds)]["score"] for k in metrics}, axis=1).dropna()
         lab = have[(metrics[0], ds)]["label"].loc[j.index].to_numpy()
+        if len(np.unique(lab)) < 2:
+            # AUC is undefined on one class (e.g. a small smoke sample that barely overlaps the cache):
+            # the set is left out of the mean and named in the result, never silently.
+            skipped.append(ds)
+            continue
         groups[ds] = (lab, {k: j[k].to_numpy() for k in metrics})
         n_ex += len(j)
+    datasets = [ds for ds in datasets if ds not in skipped]
+    if not datasets:
+        return pd.DataFrame()
     boot, names, per = bootstrap_mean_aucs(groups, n=n, seed=seed)
     mean = {k: float(np.mean([per[ds][k] for ds in datasets])) for k in names}
     rows = []
@@ -546,7 +555,8 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
             rows.append({"model": m, "baseline": b, "mean_auc_model": 100 * mean[m],
                          "mean_auc_baseline": 100 * mean[b], "diff": 100 * d, "ci_low": 100 * ci[0],
                          "ci_high": 100 * ci[1], "p_value": p, "n_resamples": int(n), "n_valid": int(d_star.size),
-                         "n_examples": n_ex, "signature": models[m].signature, "baseline_signature": base[b].signature})
+                         "n_examples": n_ex, "n_datasets": len(datasets), "datasets_skipped": ",".join(skipped),
+                         "signature": models[m].signature, "baseline_signature": base[b].signature})
     df = pd.DataFrame(rows)
     adj = correct_pvalues(df["p_value"].to_numpy(), method="holm")
     df["p_holm"] = adj["p_adjusted"].to_numpy()
