@@ -138,3 +138,10 @@ def test_chapter_links_only_for_built_chapters():
                                        '<a href="02_true_auc.html">02_true_auc</a>, 09_x']
     html = ledger.to_html(out.assign(x=[1.234, float("nan"), 2.0], t=["<b>", "a", "b"]))
     assert "&lt;b&gt;" in html and "1.23" in html and 'href="02_true_auc.html"' in html
+
+
+def test_figure_returns_nothing_to_display(tmp_path, monkeypatch):
+    """A figure record ending a notebook cell must not print its dict on the page."""
+    monkeypatch.setenv("TFC_LEDGER_DIR", str(tmp_path))
+    assert ledger.figure("TRUE-F1", chapter="02_true_length", note="x") is None
+    assert (tmp_path / "02_true_length.figures.json").exists()

@@ -137,8 +137,10 @@ def record(df: pd.DataFrame, chapter: str, *, table: str | None = None, role: st
 
 
 def figure(figure_id: str, chapter: str, *, status: str = "partially reproduced", note: str = "",
-           mode: str | None = None) -> dict:
-    """Record that ``chapter`` draws an analogue of a paper figure (ids in ``tfc/ledger_figures.csv``)."""
+           mode: str | None = None) -> None:
+    """Record that ``chapter`` draws an analogue of a paper figure (ids in ``tfc/ledger_figures.csv``).
+
+    Returns None, so that a call ending a notebook cell prints nothing on the page."""
     _check_chapter(chapter)
     figs = pd.read_csv(FIGURES_CSV)
     if figure_id not in set(figs["figure"]):
@@ -151,7 +153,6 @@ def figure(figure_id: str, chapter: str, *, status: str = "partially reproduced"
     out = ledger_dir() / f"{chapter}.figures.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(_FIGURES[chapter], indent=1))
-    return rec
 
 
 def clear(chapter: str, directory: Path | None = None) -> None:
