@@ -99,13 +99,34 @@ def reuse_identical(scorer, cache, sub: pd.DataFrame) -> int:
     return int(len(got))
 
 
+def measured_split(scorer, dataset: str, split, sub: pd.DataFrame, reuse: bool = True, chunk_size: int = 128,
+                   batch_size: int | None = None, progress: bool = False):
+    """Score one split's rows ``sub`` through the cache (resumable), timing only the computation.
+
+    Rows whose inputs are cached under the same signature elsewhere are copied first (``reuse``). Returns
+    ``(got, new, labels, reused, wall)``: all rows' cache frame, the rows computed now, the labels in
+    ``got``'s order, the number of copied rows and the seconds spent computing. Shared by the in-house
+    runs here and the QG-QA runs (:mod:`tfc.scorers.qgqa_runs`)."""
+    from tfc.cache import ScoreCache
+
+    cache = ScoreCache(scorer.signature, dataset, str(split))
+    reused = int(reuse_identical(scorer, cache, sub)) if reuse else 0
+    before = set(cache.read(check=True)["id"])
+    t0 = time.perf_counter()
+    got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
+                        chunk_size=chunk_size, batch_size=batch_size, progress=progress)
+    wall = time.perf_counter() - t0
+    new = got[~got["id"].isin(before)]
+    labels = sub.set_index("id")["label"].loc[got["id"]].to_numpy()
+    return got, new, labels, reused, wall
+
+
 def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sample: int | None = None,
               seed: int = 0, batch_size: int | None = None, reuse: bool = True, progress: bool = False,
               split: str | None = None, chunk_size: int = 128) -> dict:
     """Score one dataset (all splits, or ``split``) through the cache (resumable) and measure it; returns
     the run record."""
     from tfc import data, scorers
-    from tfc.cache import ScoreCache
     from tfc.meta import roc_auc
 
     scorer = scorers.get(scorer_name, **(overrides or {}))
@@ -116,17 +137,10 @@ def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sam
     total_wall, total_pairs, total_computed, total_reused = 0.0, 0, 0, 0
     for sp in df["split"].unique():
         sub = df[df["split"] == sp]
-        cache = ScoreCache(scorer.signature, dataset, str(sp))
-        reused = reuse_identical(scorer, cache, sub) if reuse else 0
-        before = set(cache.read(check=True)["id"])
-        t0 = time.perf_counter()
         # parts of 128 rows: an interrupted run loses little, and batches still fill (pairs span examples)
-        got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
-                            chunk_size=chunk_size, batch_size=batch_size, progress=progress)
-        wall = time.perf_counter() - t0
-        new = got[~got["id"].isin(before)]
+        got, new, lab, reused, wall = measured_split(scorer, dataset, sp, sub, reuse=reuse, chunk_size=chunk_size,
+                                                     batch_size=batch_size, progress=progress)
         pairs = _pairs(new)
-        lab = sub.set_index("id")["label"].loc[got["id"]].to_numpy()
         auc = roc_auc(lab, got["score"].to_numpy()) if len(set(lab)) == 2 else float("nan")
         rec["splits"][str(sp)] = {"rows": int(len(sub)), "computed_rows": int(len(new)), "reused_rows": reused,
                                   "pairs": pairs, "wall_seconds": round(wall, 2),

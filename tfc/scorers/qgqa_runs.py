@@ -14,7 +14,6 @@ sample of QAGS-CNNDM; what was actually committed is in the run records and the 
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timezone
 
 import numpy as np
@@ -60,8 +59,7 @@ def coverage_auc(labels, scores) -> dict:
 def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0, chunk_size: int = 64,
               batch_size: int | None = None, **overrides) -> dict:
     from tfc import data
-    from tfc.cache import ScoreCache
-    from tfc.inhouse import reuse_identical
+    from tfc.inhouse import measured_split
 
     scorer = scorer_for(name, **overrides)
     df = data.load(dataset, sample=sample, seed=seed)
@@ -72,17 +70,10 @@ def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0,
     frames = []
     for sp in df["split"].unique():
         sub = df[df["split"] == sp]
-        cache = ScoreCache(scorer.signature, dataset, str(sp))
-        reused = reuse_identical(scorer, cache, sub)
-        before = set(cache.read(check=True)["id"])
-        t0 = time.perf_counter()
-        got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
-                            chunk_size=chunk_size, batch_size=batch_size, progress=False)
-        w = time.perf_counter() - t0
-        new = got[~got["id"].isin(before)]
+        got, new, lab, reused, w = measured_split(scorer, dataset, sp, sub, chunk_size=chunk_size,
+                                                  batch_size=batch_size)
         qcol = "aux_n_valid" if name == "q2" else "aux_n_questions"
         nq = int(new[qcol].sum()) if qcol in new else 0
-        lab = sub.set_index("id")["label"].loc[got["id"]].to_numpy()
         rec["splits"][str(sp)] = {"rows": int(len(sub)), "computed_rows": int(len(new)), "reused_rows": int(reused),
                                   "wall_seconds": round(w, 1), **coverage_auc(lab, got["score"].to_numpy())}
         wall += w
