@@ -108,8 +108,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
             raise ValueError("validation must be 'em' or 'f1'")
         if not 0 <= c.validation_f1 <= 1:
             raise ValueError("validation_f1 must lie in [0, 1]")
-        if c.qg_backend not in ("rule", "seq2seq"):
-            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        self._check_qg()
         if c.qg_num_return < 1 or c.qg_num_beams < 1:
             raise ValueError("qg_num_beams and qg_num_return must be >= 1")
 

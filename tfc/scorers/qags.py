@@ -126,8 +126,7 @@ class QAGSScorer(QGQAScorerBase, Scorer):
         c = self.config
         if c.candidate_fill not in ("sample", "all"):
             raise ValueError("candidate_fill must be 'sample' or 'all'")
-        if c.qg_backend not in ("rule", "seq2seq"):
-            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        self._check_qg()
         if min(c.k, c.n_candidates, c.qg_num_beams, c.qg_num_return) < 1:
             raise ValueError("k, n_candidates, qg_num_beams and qg_num_return must be >= 1")
 

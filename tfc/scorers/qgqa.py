@@ -548,6 +548,12 @@ class QGQAScorerBase:
     optionally ``nli_*``) fields: builds the components once and puts their identities into the
     signature (a retrained in-house QA checkpoint changes the signature)."""
 
+    def _check_qg(self) -> None:
+        """Checks shared by the QG-QA scorers' configs (called from their ``__init__``)."""
+        c = self.config
+        if c.qg_backend not in ("rule", "seq2seq"):
+            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+
     def _qg(self) -> QuestionGenerator:
         c = self.config
         if c.qg_backend == "rule":
