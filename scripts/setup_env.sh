@@ -27,7 +27,11 @@ else
   echo "setup_env: reusing $venv (warm)" >&2
 fi
 # the project itself, editable, no deps (they are all pinned above), unless this clone is already it
-if ! (cd /tmp && "$venv/bin/python" -c "import sys, tfc; sys.exit(0 if tfc.__file__.startswith('$PWD/') else 1)") 2>/dev/null; then
+# The check runs outside the clone with PYTHONPATH cleared, so only the venv's own install can answer,
+# and the clone's path is taken before the cd (a clone under /tmp once passed it by accident).
+here="$PWD"
+if ! (cd / && env -u PYTHONPATH "$venv/bin/python" -c "import sys, tfc; sys.exit(0 if tfc.__file__.startswith(sys.argv[1] + '/') else 1)" "$here" \
+      && test -x "$venv/bin/tfc") 2>/dev/null; then
   log=$(mktemp)
   "$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e . >"$log" 2>&1 \
     || { cat "$log" >&2; echo "setup_env: editable install of tfc failed" >&2; exit 1; }
