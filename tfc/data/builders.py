@@ -459,3 +459,102 @@ def _at(x, i):
     if isinstance(x, list):
         return float(x[i]) if i < len(x) else None
     return None if x is None else float(x)
+
+
+# --------------------------------------------------------------------------- human-labelled sentence-level sets
+# (added to the mirror 2026-11-24; all training-side). Rows the mirror's SOURCE.txt names as overlapping an
+# evaluation text are dropped here, by their 0-based data-row index, and recorded in ``meta``-free form by the
+# leakage report of :func:`tfc.data.training_mix`, which also removes anything else that matches.
+SOURCE_DROPS = {
+    "conjnli": {"dev": (27, 290)},                      # both equal a TRUE-PAWS generated text
+    "anli_dev": {"r1": (241, 713), "r2": (978,), "r3": (887,)},  # share a Wikipedia sentence with DialFact groundings
+}
+
+
+def _lines(rel: str) -> list[str]:
+    with open(raw_path(rel), encoding="utf-8") as f:
+        return [line.rstrip("\n").strip() for line in f]
+
+
+def _s1s2(name: str, split: str, s1: str, s2: str, labels: str) -> pd.DataFrame:
+    a, b, lab = _lines(s1), _lines(s2), _lines(labels)
+    while lab and not lab[-1]:
+        lab.pop()
+    a, b = a[:len(lab)], b[:len(lab)]
+    if not (len(a) == len(b) == len(lab)):
+        raise ValueError(f"{name}/{split}: s1/s2/labels have {len(a)}/{len(b)}/{len(lab)} lines")
+    recs = [{"p": x, "h": y, "l": z} for x, y, z in zip(a, b, lab) if z.strip() and z.strip() != "-"]
+    return _nli_frame(name, split, recs, "p", "h", "l")
+
+
+def _drop_rows(df: pd.DataFrame, name: str, split: str) -> pd.DataFrame:
+    drop = SOURCE_DROPS.get(name, {}).get(split, ())
+    return df.drop(index=[i for i in drop if i in df.index]).reset_index(drop=True) if drop else df
+
+
+def snli_devtest() -> pd.DataFrame:
+    return pd.concat([_s1s2("snli_devtest", s, f"snli_devtest_esnli/s1.{s}", f"snli_devtest_esnli/s2.{s}",
+                            f"snli_devtest_esnli/labels.{s}") for s in ("dev", "test")], ignore_index=True)
+
+
+def mnli_hard() -> pd.DataFrame:
+    return pd.concat([_s1s2("mnli_hard", s, f"mnli_hard/{s}_hard_s1.test", f"mnli_hard/{s}_hard_s2.test",
+                            f"mnli_hard/{s}_hard_labels.test") for s in ("matched", "mismatched")], ignore_index=True)
+
+
+def cad_snli() -> pd.DataFrame:
+    parts = []
+    for kind in ("original", "revised_premise", "revised_hypothesis"):
+        for split in ("train", "dev", "test"):
+            raw = _read_csv(f"cad_snli/{kind}_{split}.tsv", sep="\t", dtype=str, keep_default_na=False)
+            raw = raw[raw["gold_label"].str.strip().str.len() > 0]
+            parts.append(_nli_frame("cad_snli", f"{kind}_{split}", raw.to_dict("records"), "sentence1", "sentence2",
+                                    "gold_label"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def med() -> pd.DataFrame:
+    raw = _read_csv("med/MED.tsv", sep="\t", dtype=str, keep_default_na=False)
+    return _nli_frame("med", "all", raw.to_dict("records"), "sentence1", "sentence2", "gold_label", ("genre",))
+
+
+def breaking_nli() -> pd.DataFrame:
+    with zipfile.ZipFile(raw_path("breaking_nli/breaking_nli_dataset.zip")) as z:
+        with z.open("data/dataset.jsonl") as f:
+            recs = [json.loads(line) for line in io.TextIOWrapper(f, encoding="utf-8") if line.strip()]
+    return _nli_frame("breaking_nli", "test", recs, "sentence1", "sentence2", "gold_label", ("category",))
+
+
+def anli_dev() -> pd.DataFrame:
+    parts = []
+    for r in ("r1", "r2", "r3"):
+        raw = _read_csv(f"anli_dev/ANLI_analysis_{r}_dev.csv", dtype=str, keep_default_na=False)
+        raw = _drop_rows(raw, "anli_dev", r)
+        parts.append(_nli_frame("anli_dev", r, raw.to_dict("records"), "context", "statement", "gold_label", ("uid",)))
+    return pd.concat(parts, ignore_index=True)
+
+
+def taxinli() -> pd.DataFrame:
+    raw = _read_csv("taxinli/taxinli10k.tsv", sep="\t", dtype=str, keep_default_na=False)
+    return _nli_frame("taxinli", "all", raw.to_dict("records"), "prem", "hyp", "label", ("pairID", "genre"))
+
+
+def conjnli() -> pd.DataFrame:
+    raw = _read_csv("conjnli/conj_dev.tsv", sep="\t", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    raw = _drop_rows(raw, "conjnli", "dev")
+    return _nli_frame("conjnli", "dev", raw.to_dict("records"), "Premise", "Hypothesis", "Label")
+
+
+def rte_glue() -> pd.DataFrame:
+    import csv
+
+    parts = []
+    for split in ("train", "dev"):
+        raw = pd.read_csv(raw_path(f"rte_glue/{split}.tsv"), sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
+                          keep_default_na=False)
+        lab = raw["label"].astype(int)
+        if not lab.isin([0, 1]).all():
+            raise ValueError("rte_glue: labels must be 0 (entailment) or 1 (not_entailment)")
+        meta = [{"label_space": "binary entailment (GLUE: 0 = entailment)"} for _ in range(len(raw))]
+        parts.append(frame("rte_glue", split, raw["sentence1"], raw["sentence2"], (1 - lab).tolist(), meta))
+    return pd.concat(parts, ignore_index=True)

@@ -127,7 +127,8 @@ def polytope_alignscore_label(errors: Sequence[str]) -> int:
 # --------------------------------------------------------------------------- NLI label spaces
 NLI3 = ("entailment", "neutral", "contradiction")
 _FEVER_MAP = {"SUPPORTS": "entailment", "REFUTES": "contradiction", "NOT ENOUGH INFO": "neutral",
-              "ENTAILMENT": "entailment", "NEUTRAL": "neutral", "CONTRADICTION": "contradiction"}
+              "ENTAILMENT": "entailment", "NEUTRAL": "neutral", "CONTRADICTION": "contradiction",
+              "E": "entailment", "N": "neutral", "C": "contradiction"}  # ANLI's analysis files use one letter
 
 
 def nli3(label: str) -> str:
