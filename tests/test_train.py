@@ -58,8 +58,8 @@ def toy_frame(n_per_task=16, tasks=("3way", "bin", "reg")):
 
 
 def cfg_for(base, **kw):
-    args = dict(name="tiny", base=base, max_length=32, batch_size=8, lr=1e-2, warmup_ratio=0.0,
-                max_steps=30, seed=7, log_every=5, num_threads=1, length_pool=1)
+    args = dict(name="tiny", base=base, max_length=32, batch_size=8, lr=3e-3, warmup_ratio=0.1,
+                max_steps=60, seed=7, log_every=5, num_threads=1, length_pool=1)
     args.update(kw)
     return core.TrainConfig(**args)
 
@@ -82,7 +82,7 @@ def test_loss_goes_down(trained, tiny_base):
     df = toy_frame()
     before = core.frame_loss(fresh, tok, df, cfg.max_length)
     after = core.frame_loss(trained.model, trained.tokenizer, df, cfg.max_length)
-    assert trained.steps == 30 and len(trained.losses) == 30
+    assert trained.steps == 60 and len(trained.losses) == 60
     assert after < 0.6 * before, (before, after)
 
 
@@ -94,7 +94,7 @@ def test_checkpoint_files_and_summary(trained):
     cfg = json.loads((d / "config.json").read_text())
     assert cfg["id2label"] == {"0": "entailment", "1": "neutral", "2": "contradiction"}
     s = json.loads((d / "training_summary.json").read_text())
-    assert s["steps"] == 30 and s["config"]["seed"] == 7 and s["mix"]["rows"] == 48
+    assert s["steps"] == 60 and s["config"]["seed"] == 7 and s["mix"]["rows"] == 48
     assert {(r["source"], r["task"], r["rows"]) for r in s["mix"]["by_source"]} == {
         ("toy_3way", "3way", 16), ("toy_bin", "bin", 16), ("toy_reg", "reg", 16)}
     assert s["mix_report"] == {"removed_as_leakage": {"toy": 2}}
@@ -182,18 +182,114 @@ def test_max_minutes_stops_and_saves(tiny_base, tmp_path):
 
 
 def test_length_grouped_batches_cover_each_row_once_per_epoch(tiny_base, monkeypatch):
-    """With length grouping every row is still seen exactly once per epoch."""
+    """With length grouping every row is still seen exactly once per epoch, and batches are length-sorted pools."""
     seen = []
-    orig = core._encode
+    orig = core.collate
 
-    def spy(tokenizer, a, b, max_length, device):
-        seen.extend(zip(a, b))
-        return orig(tokenizer, a, b, max_length, device)
+    def spy(tok, idx, pad_id, device="cpu"):
+        seen.extend(int(i) for i in idx)
+        return orig(tok, idx, pad_id, device)
 
-    monkeypatch.setattr(core, "_encode", spy)
+    monkeypatch.setattr(core, "collate", spy)
     df = toy_frame(16).assign(text_a=lambda d: d.text_a + " " + pd.Series(["x " * i for i in range(48)]))
     core.train(df, cfg_for(tiny_base, max_steps=6, length_pool=3), out_dir=False, progress=False)
-    assert sorted(seen) == sorted(zip(df.text_a, df.text_b))  # 6 steps x 8 = 48 rows = one epoch
+    assert sorted(seen) == list(range(48))  # 6 steps x 8 = 48 rows = one epoch
+
+
+def test_epoch_batches_pure_and_length_sorted():
+    lengths = np.array([5, 40, 7, 33, 12, 9, 28, 3, 17, 21, 30, 11])
+    a = core.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
+    b = core.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
+    c = core.epoch_batches(lengths, 3, 2, seed=1, epoch=1)
+    assert [x.tolist() for x in a] == [x.tolist() for x in b]
+    assert [x.tolist() for x in a] != [x.tolist() for x in c]
+    assert sorted(np.concatenate(a).tolist()) == list(range(12))
+    # inside a pool of 2 batches, rows are sorted by length: each batch's lengths are non-decreasing
+    assert all(list(lengths[x]) == sorted(lengths[x]) for x in a)
+
+
+def test_pretokenize_cache_and_collate(trained, tmp_path):
+    tok = trained.tokenizer
+    df = toy_frame(4)
+    t1 = core.pretokenize(tok, df, 16, cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("tok-*.npz"))) == 1 and not list(tmp_path.glob("*.tmp*"))
+    t2 = core.pretokenize(tok, df, 16, cache_dir=tmp_path)
+    assert t1.key == t2.key and np.array_equal(t1.input_ids, t2.input_ids)
+    ref = tok(list(df.text_a[:3]), list(df.text_b[:3]), truncation="longest_first", max_length=16, padding=True,
+              return_tensors="pt")
+    got = core.collate(t1, [0, 1, 2], tok.pad_token_id)
+    for k in ("input_ids", "attention_mask", "token_type_ids"):
+        assert torch.equal(got[k], ref[k]), k
+    # a longer max_length is another cache entry; truncation is counted
+    t3 = core.pretokenize(tok, df, 8, cache_dir=tmp_path)
+    assert t3.key != t1.key and t3.truncated == len(df) and t3.lengths.max() == 8
+
+
+def test_resume_after_kill_is_bitwise_identical(tiny_base, tmp_path):
+    """Kill after step 5 (state written at 4), resume: the weights equal an uninterrupted run's."""
+    df = toy_frame(8)
+    cfg = cfg_for(tiny_base, max_steps=8, checkpoint_every=2, length_pool=2)
+    full = core.train(df, cfg, out_dir=tmp_path / "a", progress=False, keep_model=True)
+
+    class Kill(Exception):
+        pass
+
+    def kill(step):
+        if step == 5:
+            raise Kill
+
+    with pytest.raises(Kill):
+        core.train(df, cfg, out_dir=tmp_path / "b", progress=False, on_step=kill)
+    assert (tmp_path / "b" / core.RESUME_FILE).is_file()
+    resumed = core.train(df, cfg, out_dir=tmp_path / "b", progress=False, keep_model=True)
+    assert resumed.summary["resumed"] and resumed.steps == 8
+    sa, sb = full.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+    assert full.losses == resumed.losses
+    assert not (tmp_path / "b" / core.RESUME_FILE).exists()  # a finished run drops its state
+    # a state from another configuration is refused, not silently mixed in
+    with pytest.raises(Kill):
+        core.train(df, cfg, out_dir=tmp_path / "c", progress=False, on_step=kill)
+    with pytest.raises(ValueError, match="another run"):
+        core.train(df, cfg_for(tiny_base, max_steps=8, checkpoint_every=2, lr=1e-3), out_dir=tmp_path / "c",
+                   progress=False)
+
+
+def test_bf16_autocast_close_to_fp32(tiny_base):
+    df = toy_frame(8)
+    r32 = core.train(df, cfg_for(tiny_base, max_steps=4), out_dir=False, progress=False, keep_model=True)
+    r16 = core.train(df, cfg_for(tiny_base, max_steps=4, dtype="bf16"), out_dir=False, progress=False,
+                     keep_model=True)
+    assert r16.summary["dtype"] == "bf16-autocast"
+    np.testing.assert_allclose(r32.losses, r16.losses, rtol=0.05, atol=0.02)
+    enc = core._encode(r32.tokenizer, ["the cat sat ."], ["the cat ."], 32, "cpu")
+    with torch.no_grad():
+        a = torch.softmax(r32.model.eval()(**enc)["3way"], -1)
+        b = torch.softmax(r16.model.eval()(**enc)["3way"], -1)
+    assert float((a - b).abs().max()) < 0.05
+
+
+def test_soft_rows_train_the_entailment_probability(tiny_base):
+    """Teacher rows ('soft', label = P(entail)) pull the 3-way head's P(entailment) toward the teacher."""
+    base = toy_frame(16, tasks=("3way",))
+    soft = pd.DataFrame({"text_a": ["the dog runs in the park ."] * 16, "text_b": ["the dog runs ."] * 16,
+                         "task": "soft", "label": 0.95, "source": "toy_teacher"})
+    probs = {}
+    for target in (0.95, 0.05):
+        res = core.train(pd.concat([base, soft.assign(label=target)], ignore_index=True),
+                         cfg_for(tiny_base, tasks=("3way",), max_steps=40), out_dir=False, progress=False,
+                         keep_model=True)
+        enc = core._encode(res.tokenizer, ["the dog runs in the park ."], ["the dog runs ."], 32, "cpu")
+        with torch.no_grad():
+            probs[target] = float(torch.softmax(res.model.eval()(**enc)["3way"], -1)[0, core.LABEL2ID["entailment"]])
+    assert probs[0.95] > 0.6 > 0.3 > probs[0.05], probs
+    with pytest.raises(ValueError, match="soft"):
+        core.validate_frame(soft.assign(label=1.5), core.ROW_TASKS)
+    # the soft loss by hand: -(t log p + (1 - t) log(1 - p))
+    logits = torch.tensor([[2.0, 0.0, -1.0]])
+    pe = torch.softmax(logits, -1)[0, 0]
+    loss, _ = core._loss({"3way": logits}, torch.tensor([core.TASK_CODE["soft"]]), torch.tensor([0.7]), {})
+    assert abs(float(loss) - float(-(0.7 * torch.log(pe) + 0.3 * torch.log(1 - pe)))) < 1e-5
 
 
 def test_dev_eval_split(tiny_base):

@@ -44,7 +44,9 @@ import pandas as pd
 
 from tfc import config
 
-TASKS = ("3way", "bin", "reg")
+TASKS = ("3way", "bin", "reg")          # the heads
+ROW_TASKS = TASKS + ("soft",)            # what a training row may ask for; "soft" = teacher P(entail), read by the 3way head
+TASK_CODE = {t: i for i, t in enumerate(ROW_TASKS)}
 LABEL3 = ("entailment", "neutral", "contradiction")  # id order of the 3-way head
 ID2LABEL = {i: lab for i, lab in enumerate(LABEL3)}
 LABEL2ID = {lab: i for i, lab in ID2LABEL.items()}
@@ -110,6 +112,19 @@ class TrainConfig:
     num_threads: int | None = None  # torch CPU threads (None = torch default)
     save_dtype: str = "fp32"       # "fp16" halves the checkpoint (MiniLM: 90 -> 45 MB) for a GPU round trip
     length_pool: int = 8           # batches per length-grouping pool (1 = plain random batches)
+    dtype: str = "fp32"            # "bf16": autocast forward (CPU with avx512_bf16, or GPU); weights stay fp32
+    epochs: float | None = None    # when set, the step count is ceil(epochs * train rows / (batch * accum))
+    checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
+    eval_every: int = 0            # steps between dev evaluations (the dev curve; 0 = end only)
+
+    def total_steps(self, n_train_rows: int) -> int:
+        if self.epochs is None:
+            return int(self.max_steps)
+        return max(1, int(math.ceil(self.epochs * n_train_rows / (self.batch_size * self.grad_accum))))
+
+    def row_tasks(self) -> tuple[str, ...]:
+        """Row tasks this model can train: its heads, plus ``soft`` when it has the 3-way head."""
+        return tuple(self.tasks) + (("soft",) if "3way" in self.tasks else ())
 
     def validate(self) -> None:
         bad = set(self.tasks) - set(TASKS)
@@ -120,6 +135,13 @@ class TrainConfig:
                 raise ValueError(f"{k} must be >= 1; got {getattr(self, k)}")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise ValueError(f"max_minutes must be > 0; got {self.max_minutes}")
+        if self.dtype not in ("fp32", "bf16"):
+            raise ValueError(f"dtype must be 'fp32' or 'bf16'; got {self.dtype!r}")
+        if self.epochs is not None and self.epochs <= 0:
+            raise ValueError(f"epochs must be > 0; got {self.epochs}")
+        for k in ("checkpoint_every", "eval_every"):
+            if int(getattr(self, k)) < 0:
+                raise ValueError(f"{k} must be >= 0; got {getattr(self, k)}")
         if self.save_dtype not in ("fp32", "fp16"):
             raise ValueError(f"save_dtype must be 'fp32' or 'fp16'; got {self.save_dtype!r}")
         if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
@@ -141,9 +163,9 @@ def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
         bad = ~out[col].map(lambda t: isinstance(t, str) and bool(t.strip()))
         if bad.any():
             raise ValueError(f"{int(bad.sum())} rows have an empty or non-string {col} (first: row {int(bad.idxmax())})")
-    unknown = sorted(set(out["task"]) - set(TASKS))
+    unknown = sorted(set(out["task"]) - set(ROW_TASKS))
     if unknown:
-        raise ValueError(f"unknown task values {unknown}; use {TASKS}")
+        raise ValueError(f"unknown task values {unknown}; use {ROW_TASKS}")
     off = sorted(set(out["task"]) - set(tasks))
     if off:
         raise ValueError(f"frame has tasks {off} that this model does not train (tasks={tuple(tasks)})")
@@ -156,9 +178,10 @@ def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
         bad = ~vals.isin(allowed)
         if bad.any():
             raise ValueError(f"task {task}: labels must be in {sorted(allowed)}; found {sorted(set(vals[bad]))[:5]}")
-    m = out["task"] == "reg"
-    if ((lab[m] < 0) | (lab[m] > 1)).any():
-        raise ValueError("task reg: labels must lie in [0, 1] (scale them first)")
+    for task in ("reg", "soft"):
+        m = out["task"] == task
+        if ((lab[m] < 0) | (lab[m] > 1)).any():
+            raise ValueError(f"task {task}: labels must lie in [0, 1] (scale them first)")
     out["label"] = lab.astype(float)
     return out
 
@@ -345,7 +368,16 @@ def load_multihead(ckpt_dir, device: str = "cpu"):
 
 
 # --------------------------------------------------------------------------------------------------
-# training
+# training: the one engine
+#
+# Every in-house model is a configuration of this engine (tfc/nli-*, tfc/alignscore-*). Its parts:
+#   pretokenize()      the frame tokenised once, cached per (tokenizer, mix sha256, max_length)
+#   epoch_batches()    seeded, length-bucketed batches, a pure function of (seed, epoch), so a resumed run
+#                      replays exactly the batches an uninterrupted one would have seen
+#   collate()          dynamic padding of one batch
+#   _step()            forward (bf16 autocast on CPU or GPU when cfg.dtype == "bf16"), loss, backward
+#   ResumeState        model, optimiser, scheduler, RNG and batch position, written atomically every
+#                      cfg.checkpoint_every steps; `train(..., resume=True)` continues from it bitwise-exactly
 
 def _encode(tokenizer, a, b, max_length, device):
     enc = tokenizer(list(a), list(b), truncation="longest_first", max_length=max_length,
@@ -354,19 +386,31 @@ def _encode(tokenizer, a, b, max_length, device):
 
 
 def _loss(out, tasks_t, labels_t, weights):
-    """Weighted multi-task loss; each term = sum over its rows / batch rows (see module doc)."""
+    """Weighted multi-task loss; each term = sum over its rows / batch rows (see module doc).
+
+    ``soft`` rows (teacher distillation) read the 3-way head: binary cross-entropy between the model's
+    P(entailment) and the teacher's probability, computed from log-softmax for stability.
+    """
     import torch
     import torch.nn.functional as F
 
     n = labels_t.shape[0]
-    total = out["3way"].new_zeros(())
+    total = out["3way"].new_zeros((), dtype=torch.float32)
     parts = {}
-    for code, task in enumerate(TASKS):
+    for code, task in enumerate(ROW_TASKS):
         m = tasks_t == code
-        if not bool(m.any()) or task not in out:
+        head = "3way" if task == "soft" else task
+        if not bool(m.any()) or head not in out:
             continue
         if task == "reg":
             term = F.mse_loss(out["reg"][m].float(), labels_t[m], reduction="sum")
+        elif task == "soft":
+            logp = F.log_softmax(out["3way"][m].float(), dim=-1)
+            log_e = logp[:, LABEL2ID["entailment"]]
+            log_not_e = torch.logsumexp(torch.cat([logp[:, :LABEL2ID["entailment"]],
+                                                   logp[:, LABEL2ID["entailment"] + 1:]], dim=-1), dim=-1)
+            t = labels_t[m]
+            term = -(t * log_e + (1 - t) * log_not_e).sum()
         else:
             term = F.cross_entropy(out[task][m].float(), labels_t[m].long(), reduction="sum")
         parts[task] = float(term.detach()) / int(m.sum())
@@ -379,8 +423,8 @@ def frame_loss(model, tokenizer, df: pd.DataFrame, max_length: int, weights: dic
     """The training loss (eval mode, no dropout) averaged over every row of a training-format frame."""
     import torch
 
-    data = validate_frame(df)
-    codes = torch.tensor(data["task"].map({t: i for i, t in enumerate(TASKS)}).to_numpy())
+    data = validate_frame(df, ROW_TASKS)
+    codes = torch.tensor(data["task"].map(TASK_CODE).to_numpy())
     labels = torch.tensor(data["label"].to_numpy(), dtype=torch.float32)
     model.eval()
     total = 0.0
@@ -407,45 +451,183 @@ class TrainResult:
 
 def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_size: int = 64,
                    device: str = "cpu") -> dict:
-    """Dev metrics of a multi-head model on a training-format frame: accuracy (3way, bin), Pearson r (reg)."""
+    """Dev metrics of a multi-head model on a training-format frame: accuracy (3way, bin), Pearson r
+    (reg), and for ``soft`` rows the Pearson r between P(entailment) and the teacher's probability."""
     import torch
 
     res = {}
     if len(df) == 0:
         return res
     model.eval()
-    for task, g in df.groupby("task", sort=True):
-        if task not in ("3way", "bin", "reg"):
-            continue
+    order = (df["text_a"].str.len() + df["text_b"].str.len()).sort_values(kind="stable").index
+    for task, g in df.loc[order].groupby("task", sort=True):
+        head = "3way" if task == "soft" else task
         preds = []
         with torch.no_grad():
             for i in range(0, len(g), batch_size):
                 chunk = g.iloc[i:i + batch_size]
                 out = model(**_encode(tokenizer, chunk["text_a"], chunk["text_b"], max_length, device))
-                if task not in out:
+                if head not in out:
                     break
-                v = out[task].float()
-                preds.append((v.argmax(-1) if task != "reg" else v).cpu().numpy())
+                v = out[head].float()
+                if task == "soft":
+                    v = torch.softmax(v, -1)[:, LABEL2ID["entailment"]]
+                elif task != "reg":
+                    v = v.argmax(-1)
+                preds.append(v.cpu().numpy())
         if not preds:
             continue
         p = np.concatenate(preds)
         y = g["label"].to_numpy()
-        if task == "reg":
-            r = float(np.corrcoef(p, y)[0, 1]) if len(g) > 1 and np.std(p) > 0 and np.std(y) > 0 else float("nan")
+        if task in ("reg", "soft"):
+            r = float(np.corrcoef(p, y)[0, 1]) if len(g) > 1 and np.std(p) > 0 and np.std(y) > 0 else None
             res[task] = {"rows": len(g), "pearson": r, "mse": float(np.mean((p - y) ** 2))}
         else:
             res[task] = {"rows": len(g), "accuracy": float(np.mean(p == y))}
     return res
 
 
+# ---- pre-tokenised data ---------------------------------------------------------------------------
+
+@dataclass
+class Tokenized:
+    """One frame tokenised once: flat id arrays with row offsets (no padding)."""
+
+    input_ids: np.ndarray          # int32, all rows concatenated
+    token_type_ids: np.ndarray | None
+    offsets: np.ndarray            # int64, len(rows) + 1
+    truncated: int                 # rows that hit max_length (truncated longest-first, recorded)
+    key: str
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def tokenizer_fingerprint(tokenizer) -> str:
+    """sha256 (16) of a tokenizer's vocabulary, class and lower-casing: the cache key's tokenizer part."""
+    vocab = sorted(tokenizer.get_vocab().items())
+    blob = json.dumps([type(tokenizer).__name__, getattr(tokenizer, "do_lower_case", None), vocab])
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def pretokenize(tokenizer, df: pd.DataFrame, max_length: int, cache_dir=None, chunk: int = 4096) -> Tokenized:
+    """Tokenise every (text_a, text_b) pair once, truncating longest-first at ``max_length``.
+
+    Cached as ``<cache_dir>/tok-<tokenizer>-<frame sha>-<max_length>.npz`` (written to a temporary
+    name and renamed, so a killed run never leaves a partial file). ``cache_dir=None``: no cache.
+    """
+    key = f"tok-{tokenizer_fingerprint(tokenizer)}-{frame_sha256(df)[:16]}-{int(max_length)}"
+    path = Path(cache_dir) / f"{key}.npz" if cache_dir else None
+    if path is not None and path.is_file():
+        z = np.load(path)
+        tt = z["token_type_ids"] if z["token_type_ids"].size else None
+        return Tokenized(z["input_ids"], tt, z["offsets"], int(z["truncated"]), key)
+    ids, tts, lens, truncated = [], [], [], 0
+    a, b = df["text_a"].tolist(), df["text_b"].tolist()
+    for i in range(0, len(a), chunk):
+        full = tokenizer(a[i:i + chunk], b[i:i + chunk], truncation="longest_first", max_length=max_length)
+        for j, row in enumerate(full["input_ids"]):
+            ids.append(np.asarray(row, dtype=np.int32))
+            lens.append(len(row))
+            if "token_type_ids" in full:
+                tts.append(np.asarray(full["token_type_ids"][j], dtype=np.int8))
+        truncated += sum(1 for n in lens[-len(full["input_ids"]):] if n >= max_length)
+    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    flat = np.concatenate(ids) if ids else np.zeros(0, np.int32)
+    flat_tt = np.concatenate(tts) if tts else None
+    tok = Tokenized(flat, flat_tt, offsets, truncated, key)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, input_ids=flat, token_type_ids=flat_tt if flat_tt is not None else np.zeros(0, np.int8),
+                 offsets=offsets, truncated=np.int64(truncated))
+        tmp.replace(path)
+    return tok
+
+
+def collate(tok: Tokenized, idx, pad_id: int, device="cpu") -> dict:
+    """Dynamic padding: one batch padded to its own longest row."""
+    import torch
+
+    idx = np.asarray(idx)
+    lens = tok.lengths[idx]
+    width = int(lens.max())
+    ids = np.full((len(idx), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(idx), width), dtype=np.int64)
+    tt = np.zeros((len(idx), width), dtype=np.int64) if tok.token_type_ids is not None else None
+    for r, i in enumerate(idx):
+        s, e = tok.offsets[i], tok.offsets[i + 1]
+        ids[r, :e - s] = tok.input_ids[s:e]
+        mask[r, :e - s] = 1
+        if tt is not None:
+            tt[r, :e - s] = tok.token_type_ids[s:e]
+    out = {"input_ids": torch.from_numpy(ids).to(device), "attention_mask": torch.from_numpy(mask).to(device)}
+    if tt is not None:
+        out["token_type_ids"] = torch.from_numpy(tt).to(device)
+    return out
+
+
+def epoch_batches(lengths: np.ndarray, batch_size: int, length_pool: int, seed: int, epoch: int) -> list[np.ndarray]:
+    """The batches of one epoch: a seeded permutation cut into pools of ``length_pool`` batches, each pool
+    sorted by token length (so a batch pads little) and cut into batches, the batch order shuffled.
+    A pure function of (lengths, sizes, seed, epoch): every row appears exactly once per epoch."""
+    rng = np.random.default_rng([int(seed), int(epoch)])
+    perm = rng.permutation(len(lengths))
+    pool = batch_size * max(1, int(length_pool))
+    cut = []
+    for p in range(0, len(perm), pool):
+        chunk = perm[p:p + pool]
+        if length_pool > 1:
+            chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        cut += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    return [cut[j] for j in rng.permutation(len(cut))]
+
+
+# ---- resumable state ------------------------------------------------------------------------------
+
+RESUME_FILE = "resume_state.pt"
+
+
+def _resume_key(cfg, data_sha: str) -> str:
+    keep = {k: v for k, v in asdict(cfg).items() if k not in ("max_minutes", "checkpoint_every", "log_every")}
+    return hashlib.sha256(json.dumps([keep, data_sha], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _save_resume(path: Path, state: dict) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def _load_resume(path: Path, key: str):
+    import torch
+
+    if not path.is_file():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=False)  # our own file, written by _save_resume
+    if state.get("key") != key:
+        raise ValueError(f"{path} belongs to another run (config or data changed: key {state.get('key')} != {key}); "
+                         "delete it or pass resume=False")
+    return state
+
+
+# ---- the loop -------------------------------------------------------------------------------------
+
 def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | None = None,
-          progress: bool = True, keep_model: bool = False) -> TrainResult:
+          progress: bool = True, keep_model: bool = False, resume: bool = True, on_step=None) -> TrainResult:
     """Train a (multi-head) model on ``df`` and write the checkpoint to ``out_dir``.
 
     ``out_dir=None`` writes to ``tfc.config.artifacts_dir()/cfg.name``; ``out_dir=False`` writes nothing
     (tests). ``mix_report`` (rows removed as leakage, source hashes...) is copied into the summary.
-    Stops cleanly at ``cfg.max_steps`` optimizer steps or ``cfg.max_minutes``, whichever comes first,
-    and saves in both cases.
+    Stops cleanly at ``cfg.max_steps`` optimizer steps (or ``cfg.epochs``) or ``cfg.max_minutes``,
+    whichever comes first, and saves in both cases. With ``cfg.checkpoint_every`` > 0 and an ``out_dir``,
+    the full training state is written every that many steps; ``resume=True`` continues from it (the
+    weights then equal those of an uninterrupted run, bit for bit, on the same device and thread count).
+    ``on_step(step)`` is called after every optimizer step (progress hooks; tests use it to interrupt).
     """
     import torch
 
@@ -453,31 +635,19 @@ def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | N
     prev = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
             torch.is_deterministic_algorithms_warn_only_enabled())
     try:
-        return _train(df, cfg, out_dir, mix_report, progress, keep_model)
+        return _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step)
     finally:
         torch.set_num_threads(prev[0])
         torch.use_deterministic_algorithms(prev[1], warn_only=prev[2])
 
 
-def _train(df, cfg, out_dir, mix_report, progress, keep_model):
+def _setup(cfg, device, n_train):
     import torch
     from transformers import get_linear_schedule_with_warmup
 
-    cfg.validate()
-    t0 = time.time()
-    data = validate_frame(df, cfg.tasks)
-    train_df, eval_df = split_eval(data, cfg.eval_rows, cfg.seed)
-    device = torch.device(cfg.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' requested but torch sees no GPU")
-    if cfg.num_threads:
-        torch.set_num_threads(int(cfg.num_threads))
-    if device.type == "cpu":
-        torch.use_deterministic_algorithms(True, warn_only=True)
     torch.manual_seed(cfg.seed)
     model, tok = build_model(cfg.base, cfg.tasks)
     model.to(device).train()
-
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
@@ -486,116 +656,164 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model):
          "weight_decay": 0.0},
     ]
     opt = torch.optim.AdamW(groups, lr=cfg.lr)
-    warm = int(math.ceil(cfg.warmup_ratio * cfg.max_steps))
-    sched = get_linear_schedule_with_warmup(opt, warm, cfg.max_steps)
+    steps = cfg.total_steps(n_train)
+    sched = get_linear_schedule_with_warmup(opt, int(math.ceil(cfg.warmup_ratio * steps)), steps)
+    return model, tok, opt, sched, steps
 
-    # Task-mixed sampling: one seeded permutation of the whole mixed pool per epoch, cut into batches,
-    # so every batch holds examples of all tasks in proportion to the mix (as the paper samples).
-    # Length grouping (padding is most of the CPU cost: the mix's median pair is ~46 tokens but a random
-    # batch of 16 pads to ~110): the permutation is cut into pools of `length_pool` batches, each pool is
-    # sorted by character length and cut into batches, and the batch order is shuffled. Examples are
-    # still drawn at random across tasks; only which random examples share a batch changes.
-    gen = torch.Generator().manual_seed(cfg.seed)
-    char_len = torch.tensor((train_df["text_a"].str.len() + train_df["text_b"].str.len()).to_numpy())
-    task_codes = torch.tensor(train_df["task"].map({t: i for i, t in enumerate(TASKS)}).to_numpy())
+
+def _autocast(cfg, device):
+    import torch
+
+    if cfg.dtype == "bf16":
+        return torch.autocast(device.type, dtype=torch.bfloat16)
+    return torch.autocast(device.type, enabled=False)
+
+
+def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
+    import torch
+
+    cfg.validate()
+    t0 = time.time()
+    data = validate_frame(df, cfg.row_tasks())
+    train_df, eval_df = split_eval(data, cfg.eval_rows, cfg.seed)
+    device = torch.device(cfg.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device 'cuda' requested but torch sees no GPU")
+    if cfg.num_threads:
+        torch.set_num_threads(int(cfg.num_threads))
+    if device.type == "cpu":
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    model, tok, opt, sched, total_steps = _setup(cfg, device, len(train_df))
+    target = None if out_dir is False else (Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name)
+    tok_cache = (target.parent / ".tokens") if target is not None else None
+    toks = pretokenize(tok, train_df, cfg.max_length, cache_dir=tok_cache)
+    codes = torch.tensor(train_df["task"].map(TASK_CODE).to_numpy())
     labels = torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)
-    text_a = train_df["text_a"].to_numpy()
-    text_b = train_df["text_b"].to_numpy()
-
-    def batches():
-        pool = cfg.batch_size * max(1, int(cfg.length_pool))
-        while True:
-            perm = torch.randperm(len(train_df), generator=gen)
-            for p in range(0, len(perm), pool):
-                chunk = perm[p:p + pool]
-                if cfg.length_pool > 1:
-                    chunk = chunk[torch.sort(char_len[chunk], stable=True).indices]
-                cut = [chunk[i:i + cfg.batch_size] for i in range(0, len(chunk), cfg.batch_size)]
-                for j in torch.randperm(len(cut), generator=gen).tolist():
-                    yield cut[j]
-
-    it = batches()
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
-                else torch.autocast("cpu", enabled=False))
-    losses, log, stopped_by, step, examples = [], [], "max_steps", 0, 0
+    key = _resume_key(cfg, frame_sha256(data))
+    resume_path = target / RESUME_FILE if target is not None else None
+    st = {"step": 0, "epoch": 0, "pos": 0, "examples": 0, "losses": [], "log": [], "dev_curve": [], "train_s": 0.0}
+    saved = _load_resume(resume_path, key) if (resume and resume_path is not None) else None
+    if saved is not None:
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        sched.load_state_dict(saved["sched"])
+        torch.set_rng_state(saved["rng"])
+        st = saved["st"]
+    pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+    autocast = _autocast(cfg, device)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", unit="step", mininterval=10)
-    t_train = time.time()
-    while step < cfg.max_steps:
-        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
+        bar = tqdm(total=total_steps, initial=st["step"], desc=f"train {cfg.name}", unit="step", mininterval=10)
+    plan = epoch_batches(toks.lengths, cfg.batch_size, cfg.length_pool, cfg.seed, st["epoch"])
+    stopped_by = "max_steps"
+    t_run = time.time()
+    train_s0 = st["train_s"]
+    while st["step"] < total_steps:
+        if cfg.max_minutes is not None and train_s0 + time.time() - t_run > cfg.max_minutes * 60:
             stopped_by = "max_minutes"
             break
+        model.train()
         opt.zero_grad(set_to_none=True)
         step_loss, parts_acc = 0.0, {}
         for _ in range(cfg.grad_accum):
-            idx = next(it)
-            enc = _encode(tok, text_a[idx.numpy()], text_b[idx.numpy()], cfg.max_length, device)
+            if st["pos"] >= len(plan):
+                st["epoch"], st["pos"] = st["epoch"] + 1, 0
+                plan = epoch_batches(toks.lengths, cfg.batch_size, cfg.length_pool, cfg.seed, st["epoch"])
+            idx = plan[st["pos"]]
+            st["pos"] += 1
             with autocast:
-                out = model(**enc)
-            loss, parts = _loss(out, task_codes[idx].to(device), labels[idx].to(device), cfg.loss_weights)
+                out = model(**collate(toks, idx, pad_id, device))
+            loss, parts = _loss(out, codes[idx].to(device), labels[idx].to(device), cfg.loss_weights)
             (loss / cfg.grad_accum).backward()
             step_loss += float(loss.detach()) / cfg.grad_accum
             for k, v in parts.items():
                 parts_acc.setdefault(k, []).append(v)
-            examples += len(idx)
+            st["examples"] += len(idx)
         if cfg.grad_clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         opt.step()
         sched.step()
-        step += 1
-        losses.append(step_loss)
-        if step % cfg.log_every == 0 or step == 1 or step == cfg.max_steps:
-            log.append({"step": step, "loss": step_loss, "lr": sched.get_last_lr()[0],
-                        "elapsed_s": round(time.time() - t_train, 2), "examples": examples,
-                        **{f"loss_{k}": float(np.mean(v)) for k, v in parts_acc.items()}})
+        st["step"] += 1
+        st["losses"].append(step_loss)
+        st["train_s"] = train_s0 + time.time() - t_run
+        _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps)
+        if resume_path is not None and cfg.checkpoint_every and st["step"] % cfg.checkpoint_every == 0:
+            _save_resume(resume_path, {"key": key, "model": model.state_dict(), "opt": opt.state_dict(),
+                                       "sched": sched.state_dict(), "rng": torch.get_rng_state(), "st": st})
         if bar is not None:
             bar.update(1)
             bar.set_postfix(loss=f"{step_loss:.3f}")
+        if on_step is not None:
+            on_step(st["step"])
     if bar is not None:
         bar.close()
-    train_s = time.time() - t_train
     model.eval()
     dev = evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
-    wall = time.time() - t0
+    summary = _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device,
+                       time.time() - t0, resumed=saved is not None)
+    if target is not None:
+        _write_run(target, model, tok, cfg, summary, st)
+        if stopped_by == "max_steps" and resume_path.is_file():
+            resume_path.unlink()  # finished: the state is no longer needed (it is ~3x the model's size)
+    return TrainResult(target, st["step"], st["losses"], time.time() - t0, stopped_by, summary,
+                       model if keep_model else None, tok if keep_model else None)
 
-    summary = {
+
+def _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps):
+    step = st["step"]
+    if step % cfg.log_every == 0 or step == 1 or step == total_steps:
+        st["log"].append({"step": step, "loss": step_loss, "lr": sched.get_last_lr()[0],
+                          "elapsed_s": round(st["train_s"], 2), "examples": st["examples"],
+                          **{f"loss_{k}": float(np.mean(v)) for k, v in parts_acc.items()}})
+    if cfg.eval_every and len(eval_df) and step % cfg.eval_every == 0:
+        dev = evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
+        st["dev_curve"].append({"step": step, "examples": st["examples"], **dev})
+        model.train()
+
+
+def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device, wall, resumed):
+    import torch
+
+    return {
         "name": f"tfc/{cfg.name}",
         "base_model": cfg.base,
         "base_model_path": resolve_base(cfg.base),
         "config": asdict(cfg) | {"tasks": list(cfg.tasks)},
-        "loss": "w3*CE3 + wb*CEbin + wr*MSE, each term summed over its rows / batch rows",
+        "loss": "w3*CE3 + wb*CEbin + wr*MSE + ws*BCE(P(entail), teacher), each term summed over its rows / batch rows",
         "id2label": {str(k): v for k, v in ID2LABEL.items()},
         "mix": {"rows": int(len(data)), "train_rows": int(len(train_df)), "dev_rows": int(len(eval_df)),
-                "sha256": frame_sha256(data), "by_source": mix_table(data).to_dict("records")},
+                "sha256": frame_sha256(data), "by_source": mix_table(data).to_dict("records"),
+                "truncated_rows": int(toks.truncated), "tokens_cache_key": toks.key,
+                "median_tokens": float(np.median(toks.lengths)) if len(toks.lengths) else None},
         "mix_report": mix_report or {},
-        "steps": step, "examples_seen": examples, "stopped_by": stopped_by,
-        "first_loss": losses[0] if losses else None,
-        "last_loss_mean10": float(np.mean(losses[-10:])) if losses else None,
-        "train_seconds": round(train_s, 1), "wall_seconds": round(wall, 1),
-        "examples_per_second": round(examples / train_s, 2) if train_s > 0 else None,
-        "device": _device_name(device), "dtype": "bf16-autocast" if device.type == "cuda" else "fp32",
+        "steps": st["step"], "epochs_seen": round(st["examples"] / max(1, len(train_df)), 3),
+        "examples_seen": st["examples"], "stopped_by": stopped_by, "resumed": resumed,
+        "first_loss": st["losses"][0] if st["losses"] else None,
+        "last_loss_mean10": float(np.mean(st["losses"][-10:])) if st["losses"] else None,
+        "train_seconds": round(st["train_s"], 1), "wall_seconds": round(wall, 1),
+        "examples_per_second": round(st["examples"] / st["train_s"], 2) if st["train_s"] > 0 else None,
+        "device": _device_name(device), "dtype": "bf16-autocast" if cfg.dtype == "bf16" else "fp32",
         "torch_threads": torch.get_num_threads(),
         "versions": _versions(),
         "dev_eval": dev,
+        "dev_curve": st["dev_curve"],
         "eval_results": {},
         "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    target = None
-    if out_dir is not False:
-        target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
-        save_checkpoint(model, tok, target)
-        if cfg.save_dtype != "fp32":
-            convert_checkpoint_dtype(target, cfg.save_dtype)
-        (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-        with open(target / "train_log.jsonl", "w") as fh:
-            for rec in log:
-                fh.write(json.dumps(rec) + "\n")
-        write_model_card(target, summary)
-    return TrainResult(target, step, losses, wall, stopped_by, summary,
-                       model if keep_model else None, tok if keep_model else None)
+
+
+def _write_run(target: Path, model, tok, cfg, summary: dict, st: dict) -> None:
+    save_checkpoint(model, tok, target)
+    if cfg.save_dtype != "fp32":
+        convert_checkpoint_dtype(target, cfg.save_dtype)
+    (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    with open(target / "train_log.jsonl", "w") as fh:
+        for rec in st["log"]:
+            fh.write(json.dumps(rec) + "\n")
+    write_model_card(target, summary)
+
 
 
 def _device_name(device) -> str:
