@@ -58,8 +58,13 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
         kw = {"sample": sample}
         if kind == "alignscore" and synthetic is not None:
             kw["synthetic"] = synthetic
-        click.echo(f"building the {kind} mix (leakage filter{' + synthetic pairs' if kind == 'alignscore' else ''}) ...")
-        df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
+        click.echo(f"building the {kind} mix (leakage filter{' + synthetic pairs' if kind != 'nli' else ''}) ...")
+        if kind == "sentence":
+            from tfc.train.mix import build_sentence_mix
+
+            df, report = build_sentence_mix(seed=cfg.seed, sample=sample)
+        else:
+            df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
     click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"]}))
     res = run_train(df, cfg, out_dir=out, mix_report=report)
     s = res.summary
@@ -85,6 +90,15 @@ def alignscore_cmd(**kw):
     _run(alignscore, "alignscore", **kw)
 
 
+@click.command("sentence")
+@_common
+def sentence_cmd(**kw):
+    """The sentence-level alignment model tfc/sent-minilm (sentence mix, 128 tokens, bf16 autocast)."""
+    from tfc.train import sentence
+
+    _run(sentence, "sentence", **kw)
+
+
 @click.command("convert")
 @click.argument("checkpoint")
 @click.option("--dtype", type=click.Choice(["fp16", "fp32"]), required=True)
@@ -99,7 +113,7 @@ def convert_cmd(checkpoint, dtype):
 
 
 @click.command("mix")
-@click.option("--kind", type=click.Choice(["alignscore", "nli"]), default="alignscore", show_default=True)
+@click.option("--kind", type=click.Choice(["alignscore", "nli", "sentence"]), default="alignscore", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="parquet file (keep it git-ignored)")
 @click.option("--seed", type=int, default=2022, show_default=True)
 @click.option("--sample", type=int, default=None, help="rows per source (smoke runs)")
@@ -108,7 +122,12 @@ def mix_cmd(kind, out, seed, sample, synthetic):
     """Build the leakage-filtered mix and save it (parquet + JSON report) for training elsewhere."""
     from tfc.train.mix import build_mix, save_mix
 
-    df, report = build_mix(kind=kind, seed=seed, sample=sample, synthetic=synthetic)
+    if kind == "sentence":
+        from tfc.train.mix import build_sentence_mix
+
+        df, report = build_sentence_mix(seed=seed, sample=sample)
+    else:
+        df, report = build_mix(kind=kind, seed=seed, sample=sample, synthetic=synthetic)
     path = save_mix(df, report, out)
     click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"],
                            "sha256": report["sha256"], "file": str(path)}))
@@ -118,7 +137,7 @@ from tfc.train.wecheck_cli import wecheck_cmd  # noqa: E402  (WeCheck, issue 8)
 
 from tfc.inhouse_cli import reproduce_cmd, score_inhouse_cmd  # noqa: E402  (rescoring, issue 7)
 
-COMMANDS = (nli_cmd, alignscore_cmd, convert_cmd, mix_cmd, wecheck_cmd, score_inhouse_cmd, reproduce_cmd)
+COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, wecheck_cmd, score_inhouse_cmd, reproduce_cmd)
 
 
 def register(group: click.Group) -> click.Group:

@@ -24,6 +24,7 @@ through it once more. BEGIN test is thereby deduplicated against TRUE's BEGIN.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from tfc.train.core import LABEL2ID, frame_sha256, mix_table
@@ -201,3 +202,165 @@ def load_mix(path) -> tuple[pd.DataFrame, dict]:
     if want and frame_sha256(frame) != want:
         raise ValueError(f"{path}: content sha256 does not match its report ({want[:12]}...)")
     return frame, report
+
+
+# --------------------------------------------------------------------------------------------------
+# the sentence-level alignment mix (the in-house models issue): human-labelled sentence pairs, word-order
+# contrast, leave-one-sentence-out passages and teacher distillation, every part leakage-filtered
+
+SENTENCE_3WAY = ("vitaminc_test:real", "snli_devtest", "cad_snli", "breaking_nli", "anli_dev", "anli_test", "taxinli",
+                 "conjnli", "mnli_hard", "sick2014", "med", "fever_symmetric", "fever_adversarial", "fever_triggers")
+SENTENCE_BIN = ("msrp", "rte_glue")
+SENTENCE_REG = ("sick2014",)
+TEACHER_SOURCE = "wecheck_dialogue"
+BREAKING_NLI_CONTRADICTION_CAP = 2000   # the set is 87 % contradiction; keep the label balance of the mix sane
+
+
+def _norm_pair(a: str, b: str) -> str:
+    import re
+
+    return re.sub(r"\W+", " ", f"{a} || {b}".lower()).strip()
+
+
+def dedupe_pairs(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Drop repeated (text_a, text_b) pairs within a label space (case and punctuation ignored); the first
+    occurrence (source order of the mix) is kept. Returns the frame and ``{source: rows removed}``."""
+    key = frame["task"].astype(str) + "##" + [_norm_pair(a, b) for a, b in zip(frame["text_a"], frame["text_b"])]
+    dup = key.duplicated(keep="first")
+    counts = {str(k): int(v) for k, v in frame.loc[dup, "source"].value_counts().sort_index().items()}
+    return frame.loc[~dup].reset_index(drop=True), counts
+
+
+def teacher_rows(df: pd.DataFrame, cap: int | None, seed: int) -> pd.DataFrame:
+    """WeCheck dialogue beams with the ANLI teacher's P(entail) as a soft target (``task="soft"``).
+
+    ``df``: the leakage-filtered ``wecheck_dialogue`` rows (one per beam; ``meta["anli_score"]``). Beams are
+    deduplicated per article (case/punctuation-insensitive); rows without a score in [0, 1] are dropped.
+    """
+    score = pd.to_numeric(df["meta"].map(lambda m: (m or {}).get("anli_score")), errors="coerce")
+    ok = score.between(0, 1)
+    out = pd.DataFrame({"text_a": df["grounding"].values, "text_b": df["generated"].values, "task": "soft",
+                        "label": score.values, "source": "teacher/wecheck_dialogue_anli"})[ok.values]
+    out, _ = dedupe_pairs(out.reset_index(drop=True))
+    if cap is not None and len(out) > cap:
+        out = out.sample(n=cap, random_state=seed).sort_index().reset_index(drop=True)
+    return out
+
+
+def _contrast_sentences(filtered: dict, n: int, seed: int) -> list[str]:
+    """Single training-side sentences (Wikipedia evidence, ANLI contexts split into sentences, MSRP)."""
+    from tfc.text.sentences import split_many
+
+    pool = []
+    for key in ("vitaminc_test:real", "fever_symmetric", "fever_adversarial", "msrp"):
+        if key in filtered:
+            pool += filtered[key]["grounding"].tolist() + (filtered[key]["generated"].tolist() if key == "msrp" else [])
+    anli = pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test") if k in filtered] or [pd.Series([], dtype=str)])
+    for sents in split_many(pd.unique(anli).tolist(), "rule"):
+        pool += sents
+    pool = pd.Series(pd.unique(pd.Series(pool, dtype=str)))
+    pool = pool[pool.str.split().str.len().between(6, 45)]
+    if len(pool) > n:
+        pool = pool.sample(n=n, random_state=seed)
+    return pool.sort_index().tolist()
+
+
+def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_cap: int | None = 12000,
+                       sample: int | None = None, eval_sets: list[str] | None = None, progress: bool = False):
+    """The alignment mix of the in-house models issue; returns ``(frame, report)``.
+
+    Parts: human-labelled sentence pairs (3-way: :data:`SENTENCE_3WAY`; binary: MSRP, RTE; regression: SICK
+    relatedness), word-order contrast and leave-one-sentence-out passages (:mod:`tfc.train.contrast`, from
+    training-side text only), and the WeCheck ANLI teacher's scores on the dialogue rows as soft targets.
+    Everything goes through :func:`tfc.data.training_mix` (generated pairs a second time), then one
+    cross-source deduplication. ``sample`` (rows per source) is for smoke runs.
+    """
+    from tfc.data import training_mix
+    from tfc.train import contrast as C
+
+    names = list(dict.fromkeys(SENTENCE_3WAY + SENTENCE_BIN + SENTENCE_REG + (TEACHER_SOURCE,)))
+    filtered, leak_rows = {}, []
+    for n in names:
+        kept, rep = training_mix([n], eval_sets=eval_sets, sample=sample, seed=seed)
+        filtered[n] = kept
+        leak_rows += rep.to_dict("records")
+    parts = [cast_3way(filtered[n]) for n in SENTENCE_3WAY if len(filtered[n])]
+    parts += [cast_binary(filtered[n]) for n in SENTENCE_BIN if len(filtered[n])]
+    parts += [cast_regression(filtered[n]) for n in SENTENCE_REG if len(filtered[n])]
+    human = pd.concat(parts, ignore_index=True)
+    bnli = human["source"].eq("breaking_nli") & human["label"].eq(LABEL2ID["contradiction"]) & human["task"].eq("3way")
+    if int(bnli.sum()) > BREAKING_NLI_CONTRADICTION_CAP:
+        drop = human[bnli].sample(n=int(bnli.sum()) - BREAKING_NLI_CONTRADICTION_CAP, random_state=seed).index
+        human = human.drop(index=drop).reset_index(drop=True)
+
+    sents = _contrast_sentences(filtered, contrast_sentences, seed)
+    con = C.contrast_pairs(sents, seed=seed)
+    passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
+    loo = C.loo_pairs(passages, seed=seed)
+    syn = pd.concat([con, loo], ignore_index=True)
+    as_data = pd.DataFrame({"grounding": syn["text_a"], "generated": syn["text_b"], "dataset": "generated",
+                            "row": range(len(syn))})
+    kept, rep = training_mix([as_data], eval_sets=eval_sets)
+    leak_rows += rep.to_dict("records")
+    syn = syn.iloc[kept["row"].to_numpy()] if len(kept) else syn.iloc[:0]
+    teach = teacher_rows(filtered[TEACHER_SOURCE], teacher_cap, seed)
+
+    frame = pd.concat([human, syn[["text_a", "text_b", "task", "label", "source"]], teach], ignore_index=True)
+    frame, dropped_empty = drop_empty(frame)
+    frame, dup = dedupe_pairs(frame)
+    synthetic_share = float(frame["source"].str.startswith(("contrast/", "loo/")).mean())
+    leak = pd.DataFrame(leak_rows)
+    report = {
+        "kind": "sentence", "seed": seed, "sample_per_source": sample,
+        "leakage": leak.to_dict("records"),
+        "removed_total": int(leak[["removed_exact", "removed_near"]].to_numpy().sum()) if len(leak) else 0,
+        "source_drops": "conjnli rows 27, 290; anli_dev r1 241, 713, r2 978, r3 887 (mirror README)",
+        "breaking_nli_contradiction_cap": BREAKING_NLI_CONTRADICTION_CAP,
+        "duplicates_removed": dup, "dropped_empty_text": dropped_empty,
+        "generated": {"contrast_sentences": len(sents), "contrast_rows_by_rule": con["rule"].value_counts().sort_index().to_dict(),
+                      "loo_passages": len(passages), "loo_rows_by_kind": loo["rule"].value_counts().sort_index().to_dict()},
+        "teacher": {"source": TEACHER_SOURCE, "score": "anli_score (DeBERTa-v3-large NLI teacher, one per beam)",
+                    "rows": int(len(teach)), "cap": teacher_cap},
+        "synthetic_share": round(synthetic_share, 4),
+        "rows": mix_table(frame).to_dict("records"),
+        "rows_by_task": frame["task"].value_counts().sort_index().to_dict(),
+        "sha256": frame_sha256(frame),
+    }
+    return frame, report
+
+
+def qafacteval_check(task: str = "dialogue", offsets=(-1, 0, 1)) -> dict:
+    """Is WeCheck's ``qafacteval_score`` usable? (Recorded in the data card of the sentence mix.)
+
+    Two tests per file: (1) does the list have one value per beam (as ``anli_score`` and ``summac_score``
+    do)? (2) Pearson r between a row's mean ANLI score and the mean ``qafacteval_score`` of the row at each
+    offset (0 = same row, +1 = the next row): an aligned column should correlate best at offset 0 and
+    clearly; a shifted one at +-1. The verdict is ``"corrupt"`` unless (1) holds for every row; the
+    project then uses the column nowhere.
+    """
+    import json
+
+    from tfc.data.manifest import raw_path
+
+    n_files = {"paws": 8, "dialogue": 4}[task]
+    rows = []
+    for k in range(n_files):
+        with open(raw_path(f"wecheck_train/{task}/qafacteval_score_{k}.json"), encoding="utf-8") as fh:
+            rows += [json.loads(line) for line in fh if line.strip()]
+    if not rows:
+        raise ValueError(f"wecheck_train/{task}: no rows")
+    n_beams = np.array([len(r["beams"]) if isinstance(r["beams"], list) else 1 for r in rows])
+    n_q = np.array([len(r.get("qafacteval_score") or []) for r in rows])
+    anli = np.array([float(np.mean(r["anli_score"])) for r in rows])
+    qa = np.array([float(np.mean(r["qafacteval_score"])) if r.get("qafacteval_score") else np.nan for r in rows])
+    corr = {}
+    for off in offsets:
+        x, y = (anli[off:], qa[:len(qa) - off]) if off >= 0 else (anli[:off], qa[-off:])
+        ok = ~np.isnan(y)
+        corr[str(off)] = round(float(np.corrcoef(x[ok], y[ok])[0, 1]), 4) if ok.sum() > 2 else None
+    per_beam = float(np.mean(n_q == n_beams))
+    return {"task": task, "rows": len(rows), "share_rows_one_value_per_beam": round(per_beam, 4),
+            "values_per_row_mode": int(pd.Series(n_q).mode().iloc[0]), "beams_per_row_mode": int(pd.Series(n_beams).mode().iloc[0]),
+            "pearson_mean_anli_vs_mean_qafacteval_by_offset": corr,
+            "verdict": "usable" if per_beam == 1.0 else "corrupt",
+            "use": "not used anywhere in tfc" if per_beam < 1.0 else "may be used per beam"}
