@@ -52,6 +52,10 @@ def resolve(checkpoint: str) -> str:
     if checkpoint.startswith("tfc/"):
         p = config.artifacts_dir() / checkpoint[4:]
         if not p.is_dir():
+            from tfc.models import release
+
+            if release.available(checkpoint[4:]):  # shipped weights: verify, dequantise, install once
+                return str(release.materialize(checkpoint[4:]))
             raise FileNotFoundError(
                 f"in-house checkpoint {checkpoint!r} not found at {p}; train it with `tfc train` or "
                 "set TFC_ARTIFACTS_DIR")
@@ -70,7 +74,7 @@ def is_local(checkpoint: str) -> bool:
 
 _HASHED = re.compile(r".*\.(json|txt|model|safetensors|bin|pt|merges)$")
 # records written beside the weights (training summary, evaluation results): not part of the model's identity
-_RECORDS = {"training_summary.json", "eval_results.json", "identity.json"}
+_RECORDS = {"training_summary.json", "eval_results.json", "identity.json", "release.json"}
 
 
 @lru_cache(maxsize=64)
@@ -123,6 +127,10 @@ def identity(checkpoint: str, revision: str | None = None) -> str:
     loading the model still needs the weights.
     """
     if checkpoint.startswith("tfc/") and not (config.artifacts_dir() / checkpoint[4:]).is_dir():
+        from tfc.models import release
+
+        if release.available(checkpoint[4:]):
+            return json.loads((release.release_dir(checkpoint[4:]) / release.META).read_text())["materialized_identity"]
         rec = committed_identity(checkpoint)
         if rec is not None:
             return rec["identity"]
@@ -146,7 +154,8 @@ def torch_dtype(dtype: str):
     import torch
 
     table = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16,
-             "fp16": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16}
+             "fp16": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+             "int8-dynamic": torch.float32}  # int8-dynamic: fp32 weights, quantised after loading
     if dtype not in table:
         raise ValueError(f"unknown dtype {dtype!r}; use one of {sorted(table)}")
     return table[dtype]
@@ -210,10 +219,27 @@ def load_sequence_classifier(checkpoint: str, revision: str | None = None, devic
     from transformers import AutoModelForSequenceClassification
 
     path = resolve(checkpoint)
-    model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
-                                                               dtype=torch_dtype(dtype))
+    if dtype == INT8_DYNAMIC:
+        model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision, dtype=torch_dtype("float32"))
+        model = quantize_dynamic_int8(model.eval(), resolve_device(device))
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
+                                                                   dtype=torch_dtype(dtype))
     model.to(resolve_device(device)).eval()
     return model, load_tokenizer(checkpoint, revision)
+
+
+INT8_DYNAMIC = "int8-dynamic"
+
+
+def quantize_dynamic_int8(model, device: str = "cpu"):
+    """PyTorch dynamic quantisation of every ``nn.Linear`` to int8 (weights int8, activations quantised per
+    batch at run time): the CPU fast path (fbgemm; AVX2/VNNI). CPU only."""
+    import torch
+
+    if not str(device).startswith("cpu"):
+        raise ValueError(f"dtype {INT8_DYNAMIC!r} runs on the CPU only; got device {device!r}")
+    return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
 _GENERIC = re.compile(r"^label_?\d+$", re.IGNORECASE)

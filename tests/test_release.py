@@ -1,0 +1,114 @@
+"""Release weights (tfc.models.release): int8 per-row packing, the sha256 manifest, dequantisation."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from tfc.models import release as R  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_ckpt(tmp_path_factory):
+    """A tiny 3-way BERT classifier with an extra side-heads file, saved as an HF directory."""
+    from safetensors.torch import save_file
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny_cls")
+    words = "the a company was founded in boston paris france capital of is she plays violin . , 1990 2004".split()
+    (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words) + "\n")
+    tok = BertTokenizerFast(vocab=str(d / "vocab.txt"), do_lower_case=True)
+    cfg = BertConfig(vocab_size=5 + len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64, num_labels=3,
+                     id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+                     label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    torch.manual_seed(0)
+    BertForSequenceClassification(cfg).save_pretrained(d)
+    tok.save_pretrained(d)
+    save_file({"bin.weight": torch.randn(2, 32), "bin.bias": torch.zeros(2)}, str(d / R.HEADS_FILE))
+    (d / "tfc_heads.json").write_text(json.dumps({"format": "tfc-heads-v1", "heads": {"bin": {}}}))
+    return d
+
+
+def test_quantize_roundtrip_error_is_bounded():
+    torch.manual_seed(1)
+    state = {"w": torch.randn(8, 16), "b": torch.randn(16), "ids": torch.arange(4)}
+    q = R.quantize_state(state)
+    assert q["w.q"].dtype == torch.int8 and q["w.scale"].shape == (8,) and q["b.f16"].dtype == torch.float16
+    back = R.dequantize_state(q)
+    # per-row absmax int8: the error of every weight is at most half a step of its row
+    step = state["w"].abs().amax(dim=1, keepdim=True) / 127
+    assert bool(((back["w"] - state["w"]).abs() <= step / 2 + 1e-7).all())
+    assert torch.equal(back["ids"], state["ids"])
+    assert float((back["b"] - state["b"]).abs().max()) < 1e-2
+
+
+def test_pack_materialize_load_and_scores(tiny_ckpt, tmp_path):
+    from transformers import AutoModelForSequenceClassification
+
+    out = R.pack(tiny_ckpt, "tiny", out_root=tmp_path / "rel")
+    names = {f.name for f in out.iterdir()}
+    assert {R.WEIGHTS, R.MANIFEST, R.META, "config.json", "tokenizer.json"} <= names
+    assert "model.safetensors" not in names
+    meta = json.loads((out / R.META).read_text())
+    assert meta["scheme"] == R.SCHEME and len(meta["check_probs"]) == len(R.CHECK_PAIRS)
+    target = R.materialize("tiny", target=tmp_path / "inst", root=tmp_path / "rel")
+    model = AutoModelForSequenceClassification.from_pretrained(target)   # an ordinary HF model
+    assert model.config.id2label[0] == "entailment" and (target / R.HEADS_FILE).is_file()
+    # the dequantised model reproduces the recorded probabilities exactly, and stays close to the source
+    probs = R._check_probs(target)
+    np.testing.assert_allclose(probs, meta["check_probs"], atol=1e-5)
+    np.testing.assert_allclose(probs, R._check_probs(tiny_ckpt), atol=0.02)
+    # deterministic: materialising again gives the same identity
+    from tfc import models
+
+    again = R.materialize("tiny", target=tmp_path / "inst2", root=tmp_path / "rel")
+    assert models.content_hash(again) == models.content_hash(target)
+    assert "sha256:" + models.content_hash(target)[:12] == meta["materialized_identity"]
+
+
+def test_tampered_missing_or_unlisted_files_are_refused(tiny_ckpt, tmp_path):
+    out = R.pack(tiny_ckpt, "tiny", out_root=tmp_path / "rel")
+    R.verify(out)
+    w = out / R.WEIGHTS
+    data = bytearray(w.read_bytes())
+    data[-1] ^= 1
+    w.write_bytes(bytes(data))
+    with pytest.raises(R.ReleaseError, match=R.WEIGHTS):
+        R.materialize("tiny", target=tmp_path / "x", root=tmp_path / "rel")
+    assert not (tmp_path / "x").exists()
+    out = R.pack(tiny_ckpt, "tiny", out_root=tmp_path / "rel")
+    (out / "config.json").unlink()
+    with pytest.raises(R.ReleaseError, match="config.json"):
+        R.verify(out)
+    out = R.pack(tiny_ckpt, "tiny", out_root=tmp_path / "rel")
+    (out / "extra.bin").write_bytes(b"x")
+    with pytest.raises(R.ReleaseError, match="extra.bin"):
+        R.verify(out)
+    with pytest.raises(R.ReleaseError, match="no MANIFEST"):
+        R.verify(tmp_path)
+
+
+def test_oversize_release_is_refused(tiny_ckpt, tmp_path, monkeypatch):
+    monkeypatch.setattr(R, "MAX_BYTES", 1000)
+    with pytest.raises(R.ReleaseError, match="over the"):
+        R.pack(tiny_ckpt, "tiny", out_root=tmp_path / "rel")
+    assert not (tmp_path / "rel" / "tiny").exists()
+
+
+def test_shipped_releases_verify_and_reproduce_their_recorded_scores(tmp_path):
+    """Every release committed under results/release: manifest, size limit, at most 2, and the
+    dequantised model's probabilities on the recorded pairs equal the recorded ones."""
+    root = R.release_root()
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    assert len(folders) <= 2
+    for f in folders:
+        R.verify(f)
+        assert sum(x.stat().st_size for x in f.iterdir()) <= R.MAX_BYTES
+        meta = json.loads((f / R.META).read_text())
+        target = R.materialize(f.name, target=tmp_path / f.name, folder=f)
+        np.testing.assert_allclose(R._check_probs(target), meta["check_probs"], atol=1e-5)

@@ -1,0 +1,209 @@
+"""Release weights: an in-house checkpoint shipped in git as int8 weight-only tensors with per-row scales.
+
+A release folder (``results/release/<name>/``) holds
+
+* ``weights.int8.safetensors``: every 2-D floating tensor of the model (and of the side heads, prefixed
+  ``heads.``) as ``<key>.q`` (int8) plus ``<key>.scale`` (float32, one per row: ``max|row| / 127``);
+  every other floating tensor as float16 (``<key>.f16``); integer tensors as they are;
+* the Hugging Face ``config.json``, the tokenizer files and ``tfc_heads.json``;
+* ``release.json``: the scheme, the source checkpoint's identity, sizes, and the 3-way probabilities of
+  the dequantised model on a few fixed pairs (``check_pairs``), which the tests recompute;
+* ``MANIFEST.sha256``: ``<sha256>  <file>`` for every other file, checked before anything is read.
+
+:func:`materialize` checks the manifest (a tampered or missing file is refused with its name), dequantises
+(``q * scale`` in float32) and writes an ordinary HF directory, which ``AutoModelForSequenceClassification``
+loads. :func:`tfc.models.resolve` calls it when ``tfc/<name>`` is not in the artifacts directory, so a fresh
+clone scores with the in-house model without training. Dequantisation is deterministic, so the
+materialised directory (and with it the checkpoint's identity in score signatures) is the same on every
+machine.
+
+Why by hand: torch's dynamic quantisation works on modules at run time and saves pickles; the format here
+must be a plain, pickle-free file that loads into a normal HF model, so the (small) arithmetic is written
+out.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from tfc import config
+
+SCHEME = "int8-weight-only-per-row-absmax-v1"
+WEIGHTS = "weights.int8.safetensors"
+MANIFEST = "MANIFEST.sha256"
+META = "release.json"
+MAX_BYTES = 25 * 1000 * 1000
+HEADS_FILE = "tfc_heads.safetensors"
+CHECK_PAIRS = [
+    ("The company was founded in 1990 in Boston.", "The company was founded in Boston."),
+    ("The company was founded in 1990 in Boston.", "The company was founded in 2004."),
+    ("Paris is the capital of France.", "France is the capital of Paris."),
+    ("She plays the violin in an orchestra.", "She is a musician."),
+    ("The match ended in a draw after extra time.", "One team won the match."),
+    ("He moved to Berlin, where he later opened a bakery.", "He opened a bakery in Berlin."),
+]
+
+
+class ReleaseError(ValueError):
+    """A release folder is incomplete, tampered with, or not a release."""
+
+
+def release_root() -> Path:
+    return config.REPO_ROOT / "results" / "release"
+
+
+def release_dir(name: str) -> Path:
+    return release_root() / name
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def quantize_state(state: dict) -> dict:
+    """``{key: tensor}`` -> the release's tensors (see the module doc)."""
+    import torch
+
+    out = {}
+    for k, v in state.items():
+        v = v.detach().cpu()
+        if v.is_floating_point() and v.dim() == 2:
+            w = v.float()
+            scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-12)
+            out[f"{k}.q"] = torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8).contiguous()
+            out[f"{k}.scale"] = scale.contiguous()
+        elif v.is_floating_point():
+            out[f"{k}.f16"] = v.to(torch.float16).contiguous()
+        else:
+            out[k] = v.contiguous()
+    return out
+
+
+def dequantize_state(tensors: dict) -> dict:
+    """The inverse of :func:`quantize_state` (float32)."""
+    out = {}
+    for k, v in tensors.items():
+        if k.endswith(".q"):
+            base = k[:-2]
+            out[base] = v.float() * tensors[f"{base}.scale"].float()[:, None]
+        elif k.endswith(".scale"):
+            continue
+        elif k.endswith(".f16"):
+            out[k[:-4]] = v.float()
+        else:
+            out[k] = v
+    return out
+
+
+def _check_probs(ckpt_dir: Path) -> list[list[float]]:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model = AutoModelForSequenceClassification.from_pretrained(ckpt_dir, dtype=torch.float32).eval()
+    tok = AutoTokenizer.from_pretrained(ckpt_dir)
+    enc = tok([a for a, _ in CHECK_PAIRS], [b for _, b in CHECK_PAIRS], padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        p = torch.softmax(model(**enc).logits.float(), -1)
+    return [[round(float(x), 6) for x in row] for row in p]
+
+
+def pack(ckpt_dir, name: str, out_root=None) -> Path:
+    """Write the release of checkpoint ``ckpt_dir`` as ``<out_root>/<name>/`` (default results/release)."""
+    from safetensors.torch import load_file, save_file
+
+    from tfc import models
+
+    ckpt_dir = Path(ckpt_dir)
+    out = Path(out_root) / name if out_root else release_dir(name)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    state = load_file(str(ckpt_dir / "model.safetensors"))
+    if (ckpt_dir / HEADS_FILE).is_file():
+        state.update({f"heads.{k}": v for k, v in load_file(str(ckpt_dir / HEADS_FILE)).items()})
+    save_file(quantize_state(state), str(tmp / WEIGHTS), metadata={"format": "pt", "scheme": SCHEME})
+    for f in sorted(ckpt_dir.iterdir()):
+        if f.is_file() and (f.suffix in (".json", ".txt") or f.name.startswith("tokenizer")) \
+                and f.name not in ("training_summary.json", "eval_results.json", "identity.json"):
+            shutil.copy2(f, tmp / f.name)
+    size = sum(f.stat().st_size for f in tmp.iterdir())
+    if size > MAX_BYTES:
+        shutil.rmtree(tmp)
+        raise ReleaseError(f"release of {ckpt_dir} would be {size / 1e6:.1f} MB, over the {MAX_BYTES / 1e6:.0f} MB limit")
+    meta = {"name": f"tfc/{name}", "scheme": SCHEME, "source_identity": "sha256:" + models.content_hash(ckpt_dir)[:12],
+            "bytes": size, "check_pairs": CHECK_PAIRS}
+    (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
+    _write_manifest(tmp)
+    scratch = tmp.with_name(tmp.name + ".check")
+    materialize(name, target=scratch, root=tmp.parent, folder=tmp)
+    meta["check_probs"] = _check_probs(scratch)
+    meta["materialized_identity"] = "sha256:" + models.content_hash(scratch)[:12]
+    shutil.rmtree(scratch)
+    (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
+    _write_manifest(tmp)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.replace(out)
+    return out
+
+
+def _write_manifest(folder: Path) -> None:
+    lines = [f"{sha256_file(f)}  {f.name}" for f in sorted(folder.iterdir()) if f.is_file() and f.name != MANIFEST]
+    (folder / MANIFEST).write_text("\n".join(lines) + "\n")
+
+
+def verify(folder: Path) -> dict[str, str]:
+    """Check every file against ``MANIFEST.sha256``; returns ``{file: sha256}``. Raises :class:`ReleaseError`
+    naming the first missing, unlisted or altered file."""
+    folder = Path(folder)
+    man = folder / MANIFEST
+    if not man.is_file():
+        raise ReleaseError(f"{folder}: no {MANIFEST}; not a release folder")
+    want = {}
+    for line in man.read_text().splitlines():
+        if line.strip():
+            digest, _, fname = line.partition("  ")
+            want[fname] = digest
+    for f in sorted(folder.iterdir()):
+        if f.is_file() and f.name != MANIFEST and f.name not in want:
+            raise ReleaseError(f"{f}: not listed in {MANIFEST}")
+    for fname, digest in want.items():
+        p = folder / fname
+        if not p.is_file():
+            raise ReleaseError(f"{p}: listed in {MANIFEST} but missing")
+        if sha256_file(p) != digest:
+            raise ReleaseError(f"{p}: sha256 does not match {MANIFEST} (the file was altered); refusing to load it")
+    return want
+
+
+def materialize(name: str, target=None, root=None, folder=None) -> Path:
+    """Verify and dequantise release ``name`` into an HF directory (default ``<artifacts>/<name>``)."""
+    from safetensors.torch import load_file, save_file
+
+    folder = Path(folder) if folder else (Path(root) / name if root else release_dir(name))
+    verify(folder)
+    target = Path(target) if target else config.artifacts_dir() / name
+    tmp = target.with_name(target.name + ".materializing")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    state = dequantize_state(load_file(str(folder / WEIGHTS)))
+    heads = {k[len("heads."):]: v.contiguous() for k, v in state.items() if k.startswith("heads.")}
+    model = {k: v.contiguous() for k, v in state.items() if not k.startswith("heads.")}
+    save_file(model, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    if heads:
+        save_file(heads, str(tmp / HEADS_FILE), metadata={"format": "pt"})
+    for f in folder.iterdir():
+        if f.name not in (WEIGHTS, MANIFEST):
+            shutil.copy2(f, tmp / f.name)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.replace(target)
+    return target
+
+
+def available(name: str) -> bool:
+    return (release_dir(name) / MANIFEST).is_file()
