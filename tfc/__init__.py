@@ -1,7 +1,8 @@
 """tfc: a reproducible companion to five papers on factual-consistency evaluation.
 
 ``import tfc`` is deliberately light: it imports no torch, transformers or spaCy. Submodules
-(``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache`` ...) are loaded on first attribute access.
+(``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache`` ...) are loaded on first attribute access,
+as are the top-level functions ``tfc.score_frame`` and ``tfc.evaluate_frame`` (:mod:`tfc.own_files`).
 """
 from __future__ import annotations
 
@@ -11,15 +12,23 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "cache", "config", "data", "meta", "models", "reference", "scorers", "text", "train", "glue",
-    "imported", "provenance",
+    "imported", "provenance", "own_files",
+}
+# functions at the top level, imported on first use: tfc.score_frame(df, "rougeL", grounding_col=...)
+_FUNCTIONS = {
+    "score_frame": "tfc.own_files:score_frame",
+    "evaluate_frame": "tfc.own_files:evaluate_frame",
 }
 
 
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return importlib.import_module(f"tfc.{name}")
+    if name in _FUNCTIONS:
+        module, attr = _FUNCTIONS[name].split(":")
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'tfc' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_SUBMODULES))
+    return sorted(list(globals()) + list(_SUBMODULES) + list(_FUNCTIONS))

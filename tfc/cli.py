@@ -17,6 +17,7 @@ import click
 LAZY_COMMANDS: dict[str, str] = {
     "data": "tfc.data.cli:data",
     "score": "tfc.scorers.cli:score",
+    "evaluate": "tfc.own_files_cli:evaluate",
     "cache": "tfc.cache_cli:cache",
     "models": "tfc.models.cli:models",
     "train": "tfc.train.cli:train",

@@ -4,6 +4,7 @@ Public API (stable)::
 
     tfc.data.names(include_unavailable=False, group=None, role=None)  # default: the nine TRUE text sets
     tfc.data.load(name, split=None, sample=None, seed=0)              # DataFrame in the common schema
+    tfc.data.load(name, as_hf=True)                                   # the same as a datasets.Dataset
     tfc.data.labels(name)                                             # id, label for every TRUE set
     tfc.data.status(name)                                             # text | label-only | approximate | unavailable
     tfc.data.info(name)                                               # the registry entry (DatasetSpec)
@@ -12,6 +13,12 @@ Public API (stable)::
 ``label`` is an int, 1 = consistent (training-side NLI sets: 1 = entailment, with the 3-way label in
 ``label3``; WeCheck weak-label sets: -1 = no gold label). ``meta`` is a dict per row. Every raw file is
 checked against ``data/MANIFEST`` before it is read (:class:`ChecksumError` otherwise).
+
+``as_hf=True`` returns a Hugging Face ``datasets.Dataset`` with the same rows and columns: the five
+text columns as strings, ``label`` int64, and ``meta`` as a **JSON-encoded string** (``json.loads``
+gives the dict; :func:`tfc.data.hf.from_hf` decodes a whole Dataset back to the frame). ``tfc data
+export NAME --format hf|parquet|jsonl --out DIR`` writes a set for ``datasets.load_from_disk`` (hf) or
+``datasets.load_dataset(DIR)`` (parquet, jsonl); see :mod:`tfc.data.hf`.
 
 Sampling: ``sample=n`` draws a **stratified** random sample by ``label`` (proportional allocation,
 largest remainders, at least one row of each class when n allows), with ``numpy.random.default_rng(seed)``;
@@ -141,8 +148,9 @@ def stratified_sample(df: pd.DataFrame, n: int, seed: int = 0, by: str = "label"
     return df.iloc[np.sort(idx)]
 
 
-def load(name: str, split: str | None = None, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+def load(name: str, split: str | None = None, sample: int | None = None, seed: int = 0, as_hf: bool = False):
     """A dataset in the common schema (a fresh copy). ``split=None`` gives every split of the set.
+    ``as_hf=True`` returns it as a ``datasets.Dataset`` (``meta`` JSON-encoded; see the module docstring).
 
     Raises :class:`UnknownDatasetError`, :class:`LabelOnlyError` (FEVER, VitaminC),
     :class:`UnavailableError`, :class:`ChecksumError` or :class:`MissingRawFileError`.
@@ -159,6 +167,10 @@ def load(name: str, split: str | None = None, sample: int | None = None, seed: i
     df = stratified_sample(df, sample, seed) if sample is not None else df
     out = df.reset_index(drop=True).copy()
     out["meta"] = [dict(m) for m in out["meta"]]
+    if as_hf:
+        from tfc.data.hf import to_hf
+
+        return to_hf(out)
     return out
 
 

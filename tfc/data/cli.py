@@ -1,4 +1,4 @@
-"""``tfc data list|show|build|verify|fetch|manifest``."""
+"""``tfc data list|show|build|verify|fetch|manifest|export``."""
 from __future__ import annotations
 
 import sys
@@ -109,3 +109,25 @@ def manifest(write):
         click.echo(f"wrote {MANIFEST_PATH} ({len(df)} files)")
     else:
         click.echo(df[["path", "repo", "commit", "licence"]].to_string(index=False))
+
+
+@data.command()
+@click.argument("name")
+@click.option("--format", "fmt", type=click.Choice(["hf", "parquet", "jsonl"]), default="hf", show_default=True,
+              help="hf: datasets.load_from_disk(OUT); parquet/jsonl: datasets.load_dataset(OUT)")
+@click.option("--out", "-o", required=True, type=click.Path(), help="directory to create")
+@click.option("--split", default=None, help="export one split only")
+@click.option("--sample", type=int, default=None, help="a label-stratified sample of N rows")
+@click.option("--seed", type=int, default=0)
+@click.option("--overwrite", is_flag=True, help="replace an existing OUT")
+def export(name, fmt, out, split, sample, seed, overwrite):
+    """Write dataset NAME (common schema, meta as a JSON string) for Hugging Face datasets."""
+    from tfc.data.errors import DataError
+    from tfc.data.hf import export as _export
+
+    try:
+        path = _export(name, fmt, out, split=split, sample=sample, seed=seed, overwrite=overwrite)
+    except (DataError, ValueError, TypeError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    reader = "datasets.load_from_disk" if fmt == "hf" else "datasets.load_dataset"
+    click.echo(f"wrote {path} ({fmt}); read it with {reader}({str(path)!r})")

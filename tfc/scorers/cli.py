@@ -1,4 +1,8 @@
-"""``tfc score``: score a dataset with a scorer, through the cache, and print the ROC AUC."""
+"""``tfc score``: score a registered dataset (``-d``) or your own file (``--input``), through the cache.
+
+With ``-d`` it prints the ROC AUC; with ``--input`` it writes the input rows plus one column per
+scorer (see :mod:`tfc.own_files`), for ``tfc evaluate`` to read.
+"""
 from __future__ import annotations
 
 import json
@@ -6,29 +10,8 @@ import json
 import click
 
 
-@click.command()
-@click.option("--scorer", "-s", "scorer_name", required=True, help="registry name, e.g. f1, rougeL, nli, summac-zs")
-@click.option("--dataset", "-d", required=True, help="dataset name (tfc data ls)")
-@click.option("--split", default=None)
-@click.option("--checkpoint", "-c", default=None, help="hub id, local directory or tfc/<name>")
-@click.option("--conv-checkpoint", default=None, help="summac-conv: trained convolution (dir or tfc/<name>)")
-@click.option("--label-names", default=None, help="comma-separated label order override, e.g. entailment,neutral,contradiction")
-@click.option("--device", default=None)
-@click.option("--sample", type=int, default=None, help="score a random sample of N examples")
-@click.option("--seed", type=int, default=0)
-@click.option("--batch-size", type=int, default=None)
-@click.option("--set", "sets", multiple=True, help="config override KEY=VALUE (JSON value), repeatable")
-@click.option("--no-cache", is_flag=True, help="compute everything and write nothing")
-@click.option("--progress/--no-progress", default=True)
-def score(scorer_name, dataset, split, checkpoint, conv_checkpoint, label_names, device, sample, seed,
-          batch_size, sets, no_cache, progress):
-    """Score DATASET with SCORER (writes the score cache) and print the ROC AUC."""
-    from tfc import scorers
-    from tfc.meta import roc_auc
-
+def _overrides(conv_checkpoint, label_names, device, sets) -> dict:
     overrides = {}
-    if checkpoint:
-        overrides["checkpoint"] = checkpoint
     if conv_checkpoint:
         overrides["conv_checkpoint"] = conv_checkpoint
     if label_names:
@@ -45,15 +28,96 @@ def score(scorer_name, dataset, split, checkpoint, conv_checkpoint, label_names,
             overrides[k] = v
         if isinstance(overrides[k], list):
             overrides[k] = tuple(overrides[k])
+    return overrides
+
+
+@click.command()
+@click.option("--scorer", "-s", "scorer_names", required=True, multiple=True,
+              help="registry name, e.g. f1, rougeL, nli, summac-zs; repeatable. With --input, COLUMN=NAME "
+                   "names the output column")
+@click.option("--dataset", "-d", default=None, help="dataset name (tfc data ls)")
+@click.option("--input", "-i", "input_path", default=None,
+              help="your own file: .csv .tsv .jsonl .json .parquet, a datasets directory (save_to_disk), "
+                   "or hf:<owner>/<name> when online")
+@click.option("--grounding-col", default="grounding", show_default=True, help="with --input: the source text column")
+@click.option("--generated-col", default="generated", show_default=True, help="with --input: the generated text column")
+@click.option("--output", "-o", default=None,
+              help="with --input: .parquet, .csv or .jsonl (default <input>.scored.parquet)")
+@click.option("--overwrite", is_flag=True, help="with --input: replace an existing output file")
+@click.option("--chunk-size", type=int, default=512, show_default=True,
+              help="rows per cache part: an interrupted run resumes after the last finished chunk")
+@click.option("--split", default=None, help="a split of the dataset (or of a datasets directory)")
+@click.option("--checkpoint", "-c", default=None, help="hub id, local directory or tfc/<name>")
+@click.option("--conv-checkpoint", default=None, help="summac-conv: trained convolution (dir or tfc/<name>)")
+@click.option("--label-names", default=None, help="comma-separated label order override, e.g. entailment,neutral,contradiction")
+@click.option("--device", default=None)
+@click.option("--sample", type=int, default=None, help="with -d: score a random sample of N examples")
+@click.option("--seed", type=int, default=0)
+@click.option("--batch-size", type=int, default=None)
+@click.option("--set", "sets", multiple=True, help="config override KEY=VALUE (JSON value), repeatable")
+@click.option("--no-cache", is_flag=True, help="compute everything and write nothing to the score cache")
+@click.option("--progress/--no-progress", default=True)
+def score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
+          checkpoint, conv_checkpoint, label_names, device, sample, seed, batch_size, sets, no_cache, progress):
+    """Score DATASET (-d) and print the ROC AUC, or score your own file (--input) and write it back
+    with one score column per scorer."""
+    if (dataset is None) == (input_path is None):
+        raise click.UsageError("give exactly one of --dataset/-d (a registered dataset) or --input (your own file)")
+    overrides = _overrides(conv_checkpoint, label_names, device, sets)
+    if input_path is not None:
+        if sample is not None:
+            raise click.UsageError("--sample works with --dataset only")
+        _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
+                     split, checkpoint, batch_size, no_cache, progress, overrides)
+        return
+    from tfc import scorers
+    from tfc.meta import roc_auc
+
+    if checkpoint:
+        overrides["checkpoint"] = checkpoint
+    for scorer_name in scorer_names:
+        try:
+            s = scorers.get(scorer_name, **overrides)
+        except (KeyError, TypeError, ValueError, NotImplementedError, FileNotFoundError) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"scorer    {s.signature}")
+        res = scorers.score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
+                                    batch_size=batch_size, progress=progress)
+        click.echo(f"dataset   {dataset} ({len(res)} examples)")
+        if res["label"].nunique() == 2:
+            click.echo(f"ROC AUC   {roc_auc(res['label'], res['score']):.4f}")
+        else:
+            click.echo("ROC AUC   undefined (one class only)")
+
+
+def _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
+                 checkpoint, batch_size, no_cache, progress, overrides):
+    from tfc import own_files as O
+    from tfc.cache import CacheBusyError, CacheCorruptError, CacheMismatchError
+
+    if chunk_size < 1:
+        raise click.BadParameter(f"--chunk-size must be >= 1, got {chunk_size}")
     try:
-        s = scorers.get(scorer_name, **overrides)
-    except (KeyError, TypeError, ValueError, NotImplementedError, FileNotFoundError) as exc:
+        out_path = O.check_output(output or O.default_output(input_path), overwrite)   # before any work
+        specs = O.parse_scorers(scorer_names, checkpoint, **overrides)
+        df = O.read_table(input_path, text_cols=(grounding_col, generated_col), split=split)
+        O.check_columns(df, [grounding_col, generated_col], where=str(input_path))
+        report = {}
+        try:
+            scored = O.score_frame(df, specs, grounding_col, generated_col, use_cache=not no_cache,
+                                   progress=progress, batch_size=batch_size, chunk_size=chunk_size, report=report)
+        except KeyboardInterrupt:
+            raise click.ClickException(
+                "interrupted; the finished chunks are in the score cache, run the same command again to "
+                f"resume ({out_path} was not written)") from None
+        O.write_table(scored, out_path, overwrite=overwrite)
+    except (O.OwnFileError, CacheMismatchError, CacheCorruptError, CacheBusyError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"scorer    {s.signature}")
-    res = scorers.score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
-                                batch_size=batch_size, progress=progress)
-    click.echo(f"dataset   {dataset} ({len(res)} examples)")
-    if res["label"].nunique() == 2:
-        click.echo(f"ROC AUC   {roc_auc(res['label'], res['score']):.4f}")
-    else:
-        click.echo("ROC AUC   undefined (one class only)")
+    except (TypeError, ValueError) as exc:   # e.g. a scorer's own refusal (ensemble normalisation)
+        raise click.ClickException(" ".join(str(exc).split())) from None
+    click.echo(f"input     {input_path} ({len(df)} rows; grounding {grounding_col!r}, generated {generated_col!r})")
+    for col, r in report.items():
+        click.echo(f"column    {col}: {r['signature']} ({r['from_cache']} rows from the cache, {r['computed']} computed)")
+    click.echo(f"wrote     {out_path}")
+    click.echo(f"next      tfc evaluate --input {out_path} --label-col <your label column>")
+
