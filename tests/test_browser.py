@@ -6,6 +6,11 @@ every image loaded (checked in the browser: ``complete`` and ``naturalWidth > 0`
 and no "Pending glue" text. A static check over every built page asserts that no script, stylesheet
 or image is fetched from a non-local host (no CDN).
 
+Table widths, on every built page at 1280 px: no table's ``scrollWidth`` exceeds its container's
+``clientWidth`` unless the container scrolls sideways (``overflow-x: auto``, as ``tfc.readable`` and
+``book/_static/tfc.css`` arrange) and itself stays inside the content column; on the front page every
+table fits without scrolling.
+
 Skipped when chromium is missing (outside CI) or the book has not been built; under CI=true a missing
 build is an error, since .ci/run builds the book before running the tests.
 """
@@ -43,6 +48,27 @@ CHECK_SCRIPT = """<script>window.addEventListener('load', function () {
     n += 1; if (!(i.complete && i.naturalWidth > 0)) { bad.push(i.getAttribute('src')); } });
   var d = document.createElement('div'); d.id = 'tfc-img-check';
   d.textContent = 'IMAGES:' + n + ' BROKEN:' + bad.join('|'); document.body.appendChild(d);
+});</script>"""
+
+# appended to a copy of the page: after load, measure every table against its container and the column
+TABLE_SCRIPT = """<script>window.addEventListener('load', function () {
+  var col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  var colRight = col.getBoundingClientRect().right;
+  var out = [];
+  document.querySelectorAll('table').forEach(function (t, i) {
+    var c = t.parentElement, sc = null;
+    for (var e = c; e && e !== document.body; e = e.parentElement) {
+      var ox = getComputedStyle(e).overflowX;
+      if (ox === 'auto' || ox === 'scroll') { sc = e; break; }
+    }
+    var right = (sc || t).getBoundingClientRect().right;
+    var head = (t.querySelector('th, td') || {textContent: ''}).textContent.trim().slice(0, 30);
+    out.push([i, t.scrollWidth, c.clientWidth, sc ? 1 : 0, right > colRight + 1 ? 1 : 0, Math.round(colRight),
+              head.replace(/[|;]/g, ' ')].join('|'));
+  });
+  var d = document.createElement('div'); d.id = 'tfc-table-check';
+  d.textContent = 'TABLES:' + out.length + ';' + out.join(';') + ';TFC_TABLES_END';
+  document.body.appendChild(d);
 });</script>"""
 
 pytestmark = pytest.mark.browser
@@ -85,6 +111,52 @@ def _dom_with_image_check(tmp_path, page: Path) -> str:
         probe.unlink(missing_ok=True)
 
 
+def table_widths(tmp_path, page: Path) -> list[dict]:
+    """Every table of ``page`` at 1280 px: ``scroll_width``, ``container_width``, ``in_scroll`` (inside a
+    sideways-scrolling container), ``escapes`` (the table, or its scroll container, reaches past the
+    content column) and the text of its first cell."""
+    probe = page.with_name(f".tfc_tables_{os.getpid()}_{page.name}")
+    html = page.read_text(encoding="utf-8")
+    probe.write_text(html.replace("</body>", TABLE_SCRIPT + "</body>") if "</body>" in html else html + TABLE_SCRIPT,
+                     encoding="utf-8")
+    try:
+        dom = _chromium(tmp_path, "--window-size=1280,2000", "--dump-dom", probe.as_uri()).stdout
+    finally:
+        probe.unlink(missing_ok=True)
+    m = re.search(r"TABLES:(\d+);(.*?)TFC_TABLES_END", dom, flags=re.S)
+    assert m, f"{page.name}: the table check did not run (page did not load?)"
+    rows = []
+    for item in filter(None, m.group(2).split(";")):
+        i, sw, cw, sc, esc, col, head = item.split("|", 6)
+        rows.append({"table": int(i), "scroll_width": int(sw), "container_width": int(cw), "in_scroll": sc == "1",
+                     "escapes": esc == "1", "column_right": int(col), "first_cell": head})
+    assert len(rows) == int(m.group(1))
+    return rows
+
+
+def table_width_problems(rows: list[dict], strict: bool = False) -> list[str]:
+    """Tables wider than their container that do not sit in a scroll container (or, ``strict``, any table
+    wider than its container), and tables or scroll containers reaching past the content column."""
+    bad = []
+    for r in rows:
+        over = r["scroll_width"] > r["container_width"] + 1
+        if over and (strict or not r["in_scroll"]):
+            bad.append(f"table {r['table']} ({r['first_cell']!r}): scrollWidth {r['scroll_width']} > container "
+                       f"clientWidth {r['container_width']}" + ("" if r["in_scroll"] else " and no scroll container"))
+        if r["escapes"]:
+            bad.append(f"table {r['table']} ({r['first_cell']!r}) reaches past the content column")
+    return bad
+
+
+def _built_pages() -> list[Path]:
+    if not HTML.is_dir():
+        return []
+    skip = {"genindex.html", "search.html", "index.html"}
+    return sorted(p for p in HTML.rglob("*.html")
+                  if "_static" not in p.relative_to(HTML).parts and "_sources" not in p.relative_to(HTML).parts
+                  and p.name not in skip and not p.name.startswith(".tfc_"))
+
+
 def _assert_clean(dom: str, where: str):
     assert "Pending glue" not in dom, f"{where}: 'Pending glue' in the rendered page"
     assert not re.search(r"\{glue(:\w+)?\}", dom), f"{where}: a raw glue role was not rendered"
@@ -92,15 +164,52 @@ def _assert_clean(dom: str, where: str):
 
 
 def test_index_renders_overview_table(tmp_path):
+    """The front page: the headline table (one row per paper's main result) and the first figure, with
+    every table fitting the content column at 1280 px without scrolling."""
     _need_chromium()
     shot = tmp_path / "index.png"
     r = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2000", (HTML / "index.html").as_uri())
     assert shot.is_file() and shot.stat().st_size > 10_000, r.stderr[-2000:]
     dom = _chromium(tmp_path, "--dump-dom", (HTML / "index.html").as_uri()).stdout
     assert "<table" in dom, "no table in the rendered overview"
-    assert "frank" in dom and "pct_consistent" in dom
+    assert "tfc-headline" in dom, "the headline table is missing from the front page"
+    for paper in ("TRUE", "QAGS", "Q²", "AlignScore", "WeCheck"):
+        assert f"<td>{paper}</td>" in dom, f"no headline row for {paper}"
+    assert "Published" in dom and "Ours" in dom and "Status" in dom
     _assert_clean(dom, "index")
     _keep(shot, "index")
+    front = HTML / "generated" / "00_overview.html"
+    if front.is_file():
+        rows = table_widths(tmp_path, front)
+        assert rows, "no table measured on the front page"
+        bad = table_width_problems(rows, strict=True)
+        assert not bad, "front page:\n" + "\n".join(bad)
+
+
+def test_table_width_problems_flags_overflow():
+    ok = {"table": 0, "scroll_width": 600, "container_width": 700, "in_scroll": False, "escapes": False,
+          "column_right": 900, "first_cell": "a"}
+    scrolled = {**ok, "table": 1, "scroll_width": 1400, "in_scroll": True}
+    loose = {**ok, "table": 2, "scroll_width": 1400}
+    escaping = {**scrolled, "table": 3, "escapes": True}
+    assert table_width_problems([ok, scrolled]) == []
+    assert len(table_width_problems([ok, scrolled], strict=True)) == 1
+    assert "no scroll container" in table_width_problems([loose])[0]
+    assert "past the content column" in table_width_problems([escaping])[0]
+
+
+def test_no_table_wider_than_the_content_column(tmp_path):
+    """Every built page at 1280 px: no table overflows its container unless it scrolls inside it."""
+    _need_chromium()
+    pages = _built_pages()
+    assert pages, "no built pages"
+    problems, n_tables = [], 0
+    for page in pages:
+        rows = table_widths(tmp_path, page)
+        n_tables += len(rows)
+        problems += [f"{page.relative_to(HTML)}: {b}" for b in table_width_problems(rows)]
+    assert n_tables, "no tables measured in the book"
+    assert not problems, "tables wider than the content column:\n" + "\n".join(problems[:40])
 
 
 @pytest.mark.parametrize("name", ["true_auc", "true_length"])

@@ -33,12 +33,18 @@ MODES: dict[str, dict] = {
 REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "seed", "device", "use_cache")
 
 
-# notebooks that read the others' outputs (the reproduction ledger): always executed last
-RUN_LAST = ("08_ledger",)
+# notebooks that read the others' outputs (the reproduction ledger): always executed last, in this
+# order (the front page's headline table and the ledger page both read what the chapters recorded)
+RUN_LAST = ("00_overview", "08_ledger")
+# IPython extensions every notebook kernel starts with: tfc.readable renders each DataFrame a chapter
+# shows or glues (integers as integers, one number of decimals per table, headers in words)
+KERNEL_EXTENSIONS = ("tfc.readable",)
 
 
 def notebooks(only: list[str] | None = None) -> list[Path]:
-    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"), key=lambda p: (p.stem in RUN_LAST, p.name))
+    last = {stem: i for i, stem in enumerate(RUN_LAST)}
+    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"),
+                 key=lambda p: (p.stem in last, last.get(p.stem, 0), p.name))
     if only:
         wanted = {Path(o).stem for o in only}
         unknown = wanted - {p.stem for p in nbs}
@@ -67,6 +73,11 @@ def _hide_injected(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def kernel_arguments() -> list[str]:
+    """Command-line options for each notebook kernel (loads :data:`KERNEL_EXTENSIONS`)."""
+    return [f"--InteractiveShellApp.extensions={ext}" for ext in KERNEL_EXTENSIONS]
+
+
 def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: dict | None = None,
                   output_dir: Path = GENERATED_DIR, log=print) -> list[dict]:
     """Execute notebooks with papermill; returns one timing record per notebook."""
@@ -89,7 +100,8 @@ def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: d
             t0 = time.perf_counter()
             log(f"[tfc book] {nb.name} ({mode}) ...")
             pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(REPO_ROOT),
-                                kernel_name="python3", language="python", progress_bar=False, log_output=False)
+                                kernel_name="python3", language="python", progress_bar=False, log_output=False,
+                                extra_arguments=kernel_arguments())
             _hide_injected(out)
             dt = time.perf_counter() - t0
             log(f"[tfc book] {nb.name} done in {dt:.1f}s")

@@ -8,11 +8,22 @@ Add new keys to ``KEYS`` (key -> what it holds).
 from __future__ import annotations
 
 KEYS: dict[str, str] = {
-    # 00_overview
-    "overview_true_t2_table": "TRUE Table 2 (counts, % consistent): paper / ours / delta",
-    "overview_n_datasets_text": "number of TRUE datasets with text in the mirror",
-    "overview_n_examples_text": "total examples over the TRUE datasets with text",
-    "overview_max_abs_delta_pct": "largest |delta| of % consistent against TRUE Table 2",
+    # --- 00_overview (front page: read from the ledger by tfc.headline) ---
+    "overview_headline_table": "headline table: one row per paper's main result, published / ours / delta / status",
+    "overview_true_fig": "heatmap of ROC AUC per TRUE set: the papers' models and ours (from the ledger)",
+    "overview_true_paper": "TRUE row: published mean AUC of the paper's best single metric (ANLI T5-11B)",
+    "overview_true_ours": "TRUE row: our best scorer's mean AUC over the nine TRUE sets",
+    "overview_true_scorer": "TRUE row: signature of that scorer",
+    "overview_n_results": "main results in the headline table",
+    "overview_n_recorded": "main results with a value of ours in the ledger",
+    "overview_n_reproduced": "main results reproduced within tolerance",
+    "overview_n_standin": "main results where ours is a smaller stand-in",
+    "overview_n_tables": "published tables of the five papers (reference index)",
+    "overview_n_tables_touched": "tables reproduced or partially reproduced (ledger)",
+    "overview_best_inhouse": "in-house model with the best mean AUC in the front-page figure",
+    "overview_best_inhouse_mean": "its mean AUC over the nine TRUE sets",
+    "overview_best_published_mean": "best published mean AUC among the papers' rows of the figure",
+    "overview_imported_max_delta": "largest |delta| of an imported run's nine-set mean AUC (TRUE T3/T9)",
     # --- 01_data (data layer) ---
     "data_n_sets": "number of registered datasets (all statuses)",
     "data_n_text_sets": "number of datasets loadable with text (text or approximate)",
@@ -295,4 +306,17 @@ def glue(key: str, value, display: bool = False):
         raise KeyError(f"glue key {key!r} is not registered in tfc.glue.KEYS")
     from myst_nb import glue as _glue
 
-    return _glue(key, value, display=display)
+    return _glue(key, _plain(value), display=display)
+
+
+def _plain(value):
+    """A whole float is glued as an integer (``2495.0`` reads ``2495`` in the prose); numpy scalars
+    become Python numbers so that the text shows the number, not its type."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    f = float(value)
+    return int(f) if f.is_integer() else f

@@ -296,15 +296,9 @@ def chapter_links(frame: pd.DataFrame, built_chapters=None, col: str = "chapter"
 
 
 def to_html(frame: pd.DataFrame, float_digits: int = 2) -> str:
-    """An HTML table for the ledger page (links kept, other text escaped)."""
-    import html as _html
+    """An HTML table for the ledger page (links in the chapter column kept, other text escaped, headers
+    in words, counts as integers; see :mod:`tfc.readable`)."""
+    from tfc import readable
 
-    f = frame.copy()
-    for c in f.columns:
-        if c == "chapter":
-            continue
-        if f[c].dtype.kind == "f":
-            f[c] = f[c].map(lambda x: "" if pd.isna(x) else f"{x:.{float_digits}f}")
-        else:
-            f[c] = f[c].map(lambda x: _html.escape(str(x)))
-    return f.to_html(index=False, escape=False, classes="tfc-ledger", border=0)
+    return readable.to_html(frame, decimals=float_digits, html_columns=["chapter"], classes="tfc-ledger",
+                            max_colwidth=None)
