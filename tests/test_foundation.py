@@ -121,3 +121,26 @@ def test_tests_import_this_clone():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              cwd="/", env=env).stdout.strip()
         assert out == str(ROOT), f"a subprocess (notebook kernel, CLI) would import tfc from {out}"
+
+
+def test_venv_has_the_console_script_and_it_imports_this_clone():
+    """The cold-install check (issue 15): the venv that runs the tests has the `tfc` console script, and
+    the venv's own install (PYTHONPATH cleared, run from outside the clone) imports this clone."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import tfc
+
+    clone = Path(tfc.__file__).resolve().parent.parent
+    script = Path(sys.executable).parent / "tfc"
+    assert script.is_file() and os.access(script, os.X_OK), f"no tfc console script beside {sys.executable}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", "import tfc; print(tfc.__file__)"], cwd="/", env=env,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(out).resolve().is_relative_to(clone), (out, clone)
+    ver = subprocess.run([str(script), "--help"], cwd="/", env=env, capture_output=True, text=True)
+    assert ver.returncode == 0 and "Usage" in ver.stdout
+    assert shutil.which("tfc", path=str(script.parent)) == str(script)
