@@ -28,6 +28,10 @@ SUMMAC_SETS = ("summac_cogensumm", "summac_xsumfaith", "summac_polytope", "summa
                "summac_frank", "summac_summeval")
 ABLATION_SAMPLE = 200      # per TRUE set, stratified by label, for the splitting ablation
 ABLATION_SEED = 0
+SENT_CHECKPOINT = "tfc/sent-minilm"
+SENT_SOURCE = "tfc/sent-minilm-fp32"   # the training run's own weights, before the int8 release
+DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
+SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 
 
 def _true_sets():
@@ -41,6 +45,8 @@ def plans() -> dict[str, list[dict]]:
     true9 = _true_sets()
     nli = {"scorer": "nli", "overrides": {"checkpoint": "tfc/nli-minilm", "mode": "document"}}
     align = {"scorer": "alignscore", "overrides": {"checkpoint": "tfc/alignscore-minilm"}}
+    sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}}
+    sent32 = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}}
     out = {
         "nli-true": [{**nli, "dataset": d} for d in true9],
         "alignscore-true": [{**align, "dataset": d} for d in true9],
@@ -52,6 +58,17 @@ def plans() -> dict[str, list[dict]]:
                                for m in (align, nli) for d in SUMMAC_SETS],
         "summac-val-sample": [{**m, "dataset": d, "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED, "split": "val"}
                               for m in (align, nli) for d in SUMMAC_SETS],
+        # the sentence-level model, SummaC-ZS style, int8 dynamic quantisation on the CPU (cheap sets first)
+        "sent-true": [{**sent, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)],
+        "sent-true-fp32-sample": [{**sent32, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+                                  for d in sorted(true9, key=SENT_ORDER.index)],
+        "sent-true-int8-sample": [{**sent, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+                                  for d in sorted(true9, key=SENT_ORDER.index)],
+        # the unquantised training output (artifacts/sent-minilm-fp32, not shipped) on the same rows
+        "sent-true-source-sample": [{"scorer": "summac-zs", "overrides": {"checkpoint": SENT_SOURCE, "dtype": "float32"},
+                                     "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+                                    for d in sorted(true9, key=SENT_ORDER.index)],
+        "sent-summac": [{**sent, "dataset": d} for d in SUMMAC_SETS],
         "alignscore-split-ablation": [
             {"scorer": "alignscore", "overrides": {**align["overrides"], "split": sp}, "dataset": d,
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
@@ -175,17 +192,25 @@ def record_path(checkpoint: str):
 
 def append_record(checkpoint: str, rec: dict) -> None:
     """Add (or replace: same signature, dataset, sample) a run record in the checkpoint's record file."""
+    import fcntl
+
     p = record_path(checkpoint)
-    rows = json.loads(p.read_text()) if p.is_file() else []
+    p.parent.mkdir(parents=True, exist_ok=True)
+
     def key(r):
         return r["signature"], r["dataset"], r.get("sample"), r.get("split")
 
-    old = [r for r in rows if key(r) == key(rec)]
-    if old and rec["computed_rows"] == 0:   # a fully cached rerun measures nothing: keep the measurement
-        return
-    rows = [r for r in rows if key(r) != key(rec)] + [rec]
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(rows, indent=1) + "\n")
+    # several scoring processes may finish at once: read-modify-write under an exclusive lock, then rename
+    with open(p.with_name(p.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        rows = json.loads(p.read_text()) if p.is_file() else []
+        old = [r for r in rows if key(r) == key(rec)]
+        if old and rec["computed_rows"] == 0:   # a fully cached rerun measures nothing: keep the measurement
+            return
+        rows = [r for r in rows if key(r) != key(rec)] + [rec]
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(json.dumps(rows, indent=1) + "\n")
+        tmp.replace(p)
 
 
 def load_records(checkpoint: str) -> pd.DataFrame:
@@ -534,7 +559,8 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
     from tfc.meta.significance import _shifted_null
 
     datasets = list(datasets or _true_sets())
-    base = {b: scorers.get(b) for b in baselines}
+    # baselines: registry names, or {label: scorer} (e.g. BERTScore-P with its MiniLM configuration)
+    base = dict(baselines) if isinstance(baselines, dict) else {b: scorers.get(b) for b in baselines}
     have = {}
     for ds in datasets:
         for k, sc in {**models, **base}.items():
@@ -602,4 +628,181 @@ def training_facts(checkpoint: str) -> dict:
 __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "append_record", "load_records",
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
-           "training_facts", "coverage", "evaluation_sample", "vs_paper_wide"]
+           "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
+           "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table"]
+
+
+# --------------------------------------------------------------------------------------------------
+# the sentence-level model (tfc/sent-minilm) on the full sets, beside the cheap baselines
+
+SENT_MODELS = {"sent-minilm": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})}
+SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {}),
+                  "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"})}
+
+
+def named_scorers(spec: dict, skip_missing: bool = True) -> dict:
+    """``{label: (registry name, overrides)}`` -> ``{label: scorer}``; a model whose identity cannot be
+    established (no weights, no release, no record) is skipped and named in :data:`MISSING`."""
+    from tfc import scorers
+
+    out = {}
+    for label, (name, kw) in spec.items():
+        sc = scorers.get(name, **kw)
+        try:
+            sc.signature
+        except FileNotFoundError as exc:
+            if not skip_missing:
+                raise
+            MISSING[label] = str(exc)
+            continue
+        out[label] = sc
+    return out
+
+
+def full_set_aucs(models: dict, datasets=None, n: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per model and dataset: ROC AUC x 100 with a 95 % percentile bootstrap CI, on every cached row.
+
+    ``coverage`` is the share of the dataset's rows the cache holds; a table built from a partial cache says
+    so in that column (it is never silently a sample)."""
+    from tfc import data
+    from tfc.meta import bootstrap_aucs, roc_auc
+
+    rows = []
+    for ds in list(datasets or _true_sets()):
+        n_rows = len(data.load(ds))
+        for label, sc in models.items():
+            got = _scores(sc, ds, None, None, seed, True).dropna(subset=["score"])
+            if len(got) == 0 or got["label"].nunique() < 2:
+                rows.append({"model": label, "dataset": ds, "auc": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                             "rows": int(len(got)), "coverage": len(got) / n_rows, "signature": sc.signature})
+                continue
+            y, s = got["label"].to_numpy(), got["score"].to_numpy()
+            b = bootstrap_aucs(y, s, n=n, seed=seed)[:, 0]
+            b = b[np.isfinite(b)]
+            rows.append({"model": label, "dataset": ds, "auc": 100 * roc_auc(y, s),
+                         "ci_low": 100 * float(np.percentile(b, 2.5)), "ci_high": 100 * float(np.percentile(b, 97.5)),
+                         "rows": int(len(got)), "coverage": len(got) / n_rows, "signature": sc.signature})
+    return pd.DataFrame(rows)
+
+
+def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
+    """``dataset x model`` table of 'AUC [low, high]' strings plus a mean row (sets every model covers fully)."""
+    if long.empty:
+        return pd.DataFrame()
+    cell = long.assign(txt=[("n/a" if pd.isna(a) else f"{a:.1f} [{lo:.1f}, {hi:.1f}]" + ("" if c >= 0.999 else f" ({100 * c:.0f} % of rows)"))
+                            for a, lo, hi, c in zip(long["auc"], long["ci_low"], long["ci_high"], long["coverage"])])
+    wide = cell.pivot(index="dataset", columns="model", values="txt")
+    wide = wide.reindex(index=list(dict.fromkeys(long["dataset"])), columns=list(dict.fromkeys(long["model"])))
+    full = long.groupby("dataset")["coverage"].min() >= 0.999
+    sets = [d for d in wide.index if full.get(d, False)]
+    means = long[long["dataset"].isin(sets)].groupby("model")["auc"].mean()
+    wide.loc[f"mean ({len(sets)} full sets)"] = [f"{means.get(m, np.nan):.1f}" for m in wide.columns]
+    return wide
+
+
+def drift_table(fp32, fast, datasets=None) -> pd.DataFrame:
+    """AUC x 100 of the same model at fp32 and at its fast preset, on the rows both caches hold."""
+    from tfc.meta import roc_auc
+
+    rows = []
+    for ds in list(datasets or _true_sets()):
+        a = _scores(fp32, ds, None, None, 0, True).dropna(subset=["score"]).set_index("id")
+        b = _scores(fast, ds, None, None, 0, True).dropna(subset=["score"]).set_index("id")
+        common = a.index.intersection(b.index)
+        if len(common) == 0 or a.loc[common, "label"].nunique() < 2:
+            continue
+        y = a.loc[common, "label"].to_numpy()
+        x, z = a.loc[common, "score"].to_numpy(), b.loc[common, "score"].to_numpy()
+        rows.append({"dataset": ds, "rows": len(common), "auc_fp32": 100 * roc_auc(y, x), "auc_fast": 100 * roc_auc(y, z),
+                     "max_abs_score_diff": float(np.max(np.abs(x - z)))})
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["drift"] = df["auc_fast"] - df["auc_fp32"]
+    return df
+
+
+# "what we tried": every training / reading variant of the in-house models, with what it measured. The
+# numbers are computed here from the training records and the score caches; only the descriptions are text.
+TRIED = (
+    {"variant": "nli-minilm, whole-document NLI", "checkpoint": "tfc/nli-minilm",
+     "scorer": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"}),
+     "data": "3-way sources (VitaminC, ANLI test, SICK, FEVER sets), 256 tokens, fp32"},
+    {"variant": "nli-minilm, sentence-level NLI", "checkpoint": "tfc/nli-minilm",
+     "scorer": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "sentence"}),
+     "data": "as above; grounding read in sentence chunks at inference"},
+    {"variant": "alignscore-minilm, published chunk reading", "checkpoint": "tfc/alignscore-minilm",
+     "scorer": ("alignscore", {"checkpoint": "tfc/alignscore-minilm"}),
+     "data": "3-way + binary + regression sources, perturbation-only synthetic pairs, 256 tokens, fp32"},
+    {"variant": "sent-minilm, SummaC-ZS reading (int8 dynamic)", "checkpoint": SENT_CHECKPOINT,
+     "scorer": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}),
+     "data": "sentence mix: human-labelled sentence pairs, word-order contrast, leave-one-out passages, "
+             "WeCheck ANLI teacher targets; 128 tokens, fp32"},
+)
+
+
+def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
+    """One row per variant: held-out 3-way accuracy, mean TRUE AUC over the sets its cache covers (and how
+    many rows that is), training minutes and examples/s. A variant without a record or scores shows n/a."""
+    from tfc import models
+
+    rows = []
+    for v in variants:
+        row = {"variant": v["variant"], "data": v["data"]}
+        try:
+            rec = models.training_record(v["checkpoint"])
+            row["dev 3-way accuracy"] = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
+            row["training minutes"] = round(rec["train_seconds"] / 60, 1)
+            row["examples/s"] = rec.get("examples_per_second")
+            row["training examples seen"] = rec.get("examples_seen")
+        except (FileNotFoundError, KeyError):
+            pass
+        sc = named_scorers({v["variant"]: v["scorer"]}).get(v["variant"])
+        if sc is not None:
+            aucs = full_set_aucs({v["variant"]: sc}, datasets, n=1)
+            ok = aucs.dropna(subset=["auc"])
+            row["TRUE sets scored"] = int(len(ok))
+            row["rows scored"] = int(ok["rows"].sum())
+            row["mean TRUE AUC (sets scored)"] = round(float(ok["auc"].mean()), 1) if len(ok) else None
+            row["all rows?"] = bool(len(ok) == len(aucs) and (ok["coverage"] >= 0.999).all())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, datasets=None) -> dict:
+    """Put the release's facts on the model card: scheme, size, identities, the largest probability change
+    on the release's check pairs against the unquantised source, and the sampled AUC drift of (a) the release
+    against the source (both fp32) and (b) int8-dynamic inference against fp32 (both on the release)."""
+    from tfc import models
+    from tfc.models import release
+    from tfc.train.core import record_eval_results
+
+    meta = json.loads((release.release_dir(name) / release.META).read_text())
+    src_probs = np.array(release._check_probs(models.resolve(source)))
+    out = {"release": {"scheme": meta["scheme"], "bytes": meta["bytes"], "source_identity": meta["source_identity"],
+                       "materialized_identity": meta["materialized_identity"],
+                       "max_abs_prob_diff_on_check_pairs": round(float(np.abs(src_probs - np.array(meta["check_probs"])).max()), 6)}}
+    sc = named_scorers({"source": ("summac-zs", {"checkpoint": source, "dtype": "float32"}),
+                        "release": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "float32"}),
+                        "int8": SENT_MODELS["sent-minilm"]})
+    if {"source", "release"} <= set(sc):
+        d = drift_table(sc["source"], sc["release"], datasets)
+        out["drift_release_vs_source"] = d.round(4).to_dict("records")
+    if {"release", "int8"} <= set(sc):
+        d = drift_table(sc["release"], sc["int8"], datasets)
+        out["drift_int8_vs_fp32"] = d.round(4).to_dict("records")
+    record_eval_results(config.artifacts_dir() / name, out)
+    write_record(name, retrain="sentence")
+    return out
+
+
+def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One model's rows of :func:`full_set_aucs` in the long form of :func:`true_auc` (value on 0..1, the
+    papers' averages added only over sets the cache covers in full), for :func:`ledger_frame`."""
+    from tfc.meta.tables import add_averages
+
+    d = full[(full["model"] == model) & (full["coverage"] >= 0.999)].dropna(subset=["auc"])
+    if d.empty:
+        return pd.DataFrame()
+    long = pd.DataFrame({"row": d["dataset"], "column": model, "value": d["auc"] / 100, "n": d["rows"],
+                         "n_scored": d["rows"], "signature": d["signature"]})
+    return add_averages(long, ("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")).assign(split="test")

@@ -309,4 +309,11 @@ def list_local() -> list[dict]:
         for p in sorted(art.iterdir()):
             if p.is_dir() and ((p / "config.json").is_file() or (p / "summac_conv.json").is_file()):
                 rows.append({"name": f"tfc/{p.name}", "kind": "in-house", "path": str(p)})
+    from tfc.models import release
+
+    have = {r["name"] for r in rows}
+    root = release.release_root()
+    for p in sorted(root.iterdir()) if root.is_dir() else []:
+        if release.available(p.name) and f"tfc/{p.name}" not in have:
+            rows.append({"name": f"tfc/{p.name}", "kind": "shipped release", "path": str(p)})
     return rows
