@@ -23,7 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-def probe(length: int, batch: int, steps: int, device: str, base: str) -> dict:
+def probe(length: int, batch: int, steps: int, device: str, base: str, dtype: str = "fp32") -> dict:
     import torch
 
     from tfc.train.core import TASKS, _encode, _loss, build_model
@@ -39,8 +39,9 @@ def probe(length: int, batch: int, steps: int, device: str, base: str) -> dict:
     labels = torch.tensor([float(i % 2) for i in range(batch)], device=device)
     enc = _encode(tok, a, b, length, device)
     assert enc["input_ids"].shape[1] == length, enc["input_ids"].shape
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda")
-                else torch.autocast("cpu", enabled=False))
+    # the engine's own switch (TrainConfig.dtype): bf16 autocast on the CPU or the GPU, else none
+    autocast = torch.autocast("cuda" if device.startswith("cuda") else "cpu", dtype=torch.bfloat16,
+                              enabled=dtype == "bf16")
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -57,7 +58,7 @@ def probe(length: int, batch: int, steps: int, device: str, base: str) -> dict:
     for _ in range(steps):
         step()
     dt = (time.perf_counter() - t) / steps
-    return {"max_length": length, "batch_size": batch, "seconds_per_step": round(dt, 3),
+    return {"max_length": length, "batch_size": batch, "dtype": dtype, "seconds_per_step": round(dt, 3),
             "examples_per_second": round(batch / dt, 2)}
 
 
@@ -85,6 +86,8 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--base", default="minilm")
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--dtypes", nargs="+", default=["fp32"], choices=["fp32", "bf16"],
+                    help="training precision(s) to compare: fp32, bf16 autocast")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "train_throughput.json"))
     ap.add_argument("--mix-steps", type=int, default=0,
                     help="also time this many real training steps on a sample of the real mix "
@@ -100,10 +103,11 @@ def main(argv=None):
     t0 = time.time()
     for length in args.lengths:
         for batch in args.batches:
-            r = probe(length, batch, args.steps, args.device, args.base)
-            rows.append(r)
-            print(f"max_length {length:4d}  batch {batch:3d}  {r['seconds_per_step']:7.3f} s/step  "
-                  f"{r['examples_per_second']:8.2f} examples/s", flush=True)
+            for dtype in args.dtypes:
+                r = probe(length, batch, args.steps, args.device, args.base, dtype)
+                rows.append(r)
+                print(f"max_length {length:4d}  batch {batch:3d}  {dtype}  {r['seconds_per_step']:7.3f} s/step  "
+                      f"{r['examples_per_second']:8.2f} examples/s", flush=True)
     mix_rows = []
     if args.mix_steps:
         for pool in (8, 1):
@@ -121,7 +125,11 @@ def main(argv=None):
         load = None
     dev = (torch.cuda.get_device_name(0) if args.device.startswith("cuda")
            else f"cpu {platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads")
-    result = {"device": dev, "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
+    try:
+        cap = torch.backends.cpu.get_cpu_capability()
+    except AttributeError:  # pragma: no cover
+        cap = None
+    result = {"device": dev, "cpu_capability": cap, "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
               "padding": "every pair padded/truncated to max_length (worst case)",
               "load_average_at_end": load, "wall_seconds": round(time.time() - t0, 1),
               "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows,

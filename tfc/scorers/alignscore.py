@@ -37,7 +37,7 @@ SPLITS = ("chunk", "document", "smart-n", "smart-l")
 
 @dataclass(frozen=True)
 class AlignScoreConfig(ScorerConfig):
-    checkpoint: str = "tfc/alignscore-minilm"
+    checkpoint: str = "tfc/sent-minilm"   # the shipped release (results/release/sent-minilm): runs on a fresh clone
     revision: str | None = None
     head: str = "3way"                 # "3way" | "bin" | "reg"
     split: str = "chunk"               # "chunk" | "document" | "smart-n" | "smart-l"
