@@ -141,3 +141,24 @@ def test_qafacteval_check_on_the_mirror():
     assert rep["rows"] == 7420 and rep["beams_per_row_mode"] == 5 and rep["values_per_row_mode"] == 16
     assert rep["share_rows_one_value_per_beam"] == 0.0 and rep["verdict"] == "corrupt"
     assert set(rep["pearson_mean_anli_vs_mean_qafacteval_by_offset"]) == {"-1", "0", "1"}
+
+
+@needs_nlp
+def test_generated_pairs_never_carry_evaluation_text():
+    """Contrast pairs made from TRUE-PAWS sentences (evaluation text) are removed by the mix's filter; the
+    pairs kept contain no evaluation text on either side."""
+    from tfc import data
+    from tfc.train.mix import filter_generated
+
+    try:
+        paws = data.load("paws")
+    except Exception:  # pragma: no cover - mirror absent
+        pytest.skip("data mirror not available")
+    leaked = paws["generated"].head(40).tolist()
+    made = C.contrast_pairs(leaked + SENTS, seed=0, nlp=NLP)
+    assert made["text_index"].lt(40).any()      # some pairs were made from evaluation sentences
+    kept, rep = filter_generated(made, eval_sets=["paws"])
+    assert not kept["text_index"].lt(40).any() and kept["text_index"].ge(40).any()
+    evals = set(paws["grounding"]) | set(paws["generated"])
+    assert not (set(kept["text_a"]) | set(kept["text_b"])) & evals
+    assert int(rep[["removed_exact", "removed_near"]].to_numpy().sum()) == int(made["text_index"].lt(40).sum())

@@ -78,10 +78,13 @@ def plans() -> dict[str, list[dict]]:
 
 
 def _pairs(df: pd.DataFrame) -> int:
-    """Model forward pairs behind cached rows (``aux_n_pairs``, else ``aux_n_chunks``, else one per row)."""
+    """Model forward pairs behind cached rows (``aux_n_pairs``, else ``aux_n_chunks``, else the SummaC unit
+    matrix, else one per row; pairs shared by several rows are counted for each row)."""
     for col in ("aux_n_pairs", "aux_n_chunks"):
         if col in df.columns:
             return int(df[col].sum())
+    if {"aux_n_grounding_units", "aux_n_generated_units"} <= set(df.columns):  # SummaC: the unit matrix
+        return int((df["aux_n_grounding_units"] * df["aux_n_generated_units"]).sum())
     return int(len(df))
 
 
@@ -768,7 +771,7 @@ def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, datasets=None) -> dict:
+def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
     """Put the release's facts on the model card: scheme, size, identities, the largest probability change
     on the release's check pairs against the unquantised source, and the sampled AUC drift of (a) the release
     against the source (both fp32) and (b) int8-dynamic inference against fp32 (both on the release)."""
@@ -790,6 +793,15 @@ def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, dataset
     if {"release", "int8"} <= set(sc):
         d = drift_table(sc["release"], sc["int8"], datasets)
         out["drift_int8_vs_fp32"] = d.round(4).to_dict("records")
+    from tfc.train.mix import qafacteval_check
+
+    if "int8" in sc:
+        aucs = full_set_aucs({"int8": sc["int8"]}, datasets)
+        out["true_full_sets"] = aucs.drop(columns=["model"]).round(4).to_dict("records")
+
+    out["data_checks"] = {"wecheck_qafacteval_score": [qafacteval_check(t) for t in ("dialogue", "paws")]}
+    if notes:
+        out["notes"] = list(notes)
     record_eval_results(config.artifacts_dir() / name, out)
     write_record(name, retrain="sentence")
     return out

@@ -265,6 +265,17 @@ def _contrast_sentences(filtered: dict, n: int, seed: int) -> list[str]:
     return pool.sort_index().tolist()
 
 
+def filter_generated(syn: pd.DataFrame, eval_sets: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Generated pairs (``text_a``, ``text_b``) through the leakage filter: a pair goes when either side
+    matches an evaluation text exactly or nearly. Returns the kept rows and the filter's report."""
+    from tfc.data import training_mix
+
+    as_data = pd.DataFrame({"grounding": syn["text_a"].values, "generated": syn["text_b"].values,
+                            "dataset": "generated", "row": range(len(syn))})
+    kept, rep = training_mix([as_data], eval_sets=eval_sets)
+    return (syn.iloc[kept["row"].to_numpy()] if len(kept) else syn.iloc[:0]), rep
+
+
 def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_cap: int | None = 12000,
                        sample: int | None = None, eval_sets: list[str] | None = None, progress: bool = False):
     """The alignment mix of the in-house models issue; returns ``(frame, report)``.
@@ -297,12 +308,8 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
     con = C.contrast_pairs(sents, seed=seed)
     passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
     loo = C.loo_pairs(passages, seed=seed)
-    syn = pd.concat([con, loo], ignore_index=True)
-    as_data = pd.DataFrame({"grounding": syn["text_a"], "generated": syn["text_b"], "dataset": "generated",
-                            "row": range(len(syn))})
-    kept, rep = training_mix([as_data], eval_sets=eval_sets)
+    syn, rep = filter_generated(pd.concat([con, loo], ignore_index=True), eval_sets)
     leak_rows += rep.to_dict("records")
-    syn = syn.iloc[kept["row"].to_numpy()] if len(kept) else syn.iloc[:0]
     teach = teacher_rows(filtered[TEACHER_SOURCE], teacher_cap, seed)
 
     frame = pd.concat([human, syn[["text_a", "text_b", "task", "label", "source"]], teach], ignore_index=True)
