@@ -179,6 +179,7 @@ KEYS: dict[str, str] = {
     "sent_tried_table": "what we tried: every in-house training or reading variant with its measurements",
     "sent_drift_max": "largest |AUC drift| of the sentence model's int8 preset against fp32 (sample)",
     "sent_drift_table": "AUC at fp32 and int8-dynamic on the same sampled rows, per TRUE set",
+    "sent_drift_n": "rows per TRUE set in the drift sample (tfc.inhouse.DRIFT_SAMPLE)",
     "sent_drift_verdict": "whether the int8 preset's sampled drift is within the 0.2 AUC points allowed",
     "sent_bar_verdict": "the in-house models issue's bar (mean >= 75, CI above ROUGE-L and BERTScore-P): met or not",
     "sent_summac_table": "tfc/sent-minilm on the SummaC splits beside AlignScore's Table 2",

@@ -15,6 +15,7 @@ The ``PLANS`` below are what ``tfc train reproduce`` (and ``make reproduce``) re
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import time
 from datetime import datetime, timezone
 
@@ -310,9 +311,9 @@ def ours_scorers(names=tuple(OURS), checkpoint: str | None = None, skip_missing:
     checkpoint's short name). ``skip_missing=True`` leaves out a model whose identity cannot be
     established (neither installed weights nor a committed record); :data:`MISSING` then names it.
     """
-    from tfc import models, scorers
+    from tfc import models
 
-    out = {}
+    spec = {}
     MISSING.clear()
     for n in names:
         if n not in OURS:
@@ -322,16 +323,8 @@ def ours_scorers(names=tuple(OURS), checkpoint: str | None = None, skip_missing:
         if checkpoint and name == "alignscore" and checkpoint != kw["checkpoint"]:
             kw = {**kw, "checkpoint": checkpoint}
             label = models.short_name(checkpoint)
-        sc = scorers.get(name, **{**kw, **overrides})
-        try:
-            sc.signature
-        except FileNotFoundError as exc:
-            if not skip_missing:
-                raise
-            MISSING[label] = str(exc)
-            continue
-        out[label] = sc
-    return out
+        spec[label] = (name, {**kw, **overrides})
+    return named_scorers(spec, skip_missing=skip_missing)
 
 
 MISSING: dict[str, str] = {}
@@ -818,3 +811,15 @@ def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
     long = pd.DataFrame({"row": d["dataset"], "column": model, "value": d["auc"] / 100, "n": d["rows"],
                          "n_scored": d["rows"], "signature": d["signature"]})
     return add_averages(long, ("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")).assign(split="test")
+
+
+def train_dtype_benchmark(path=None) -> pd.DataFrame:
+    """The fp32 vs bf16-autocast training probe (``benchmarks/bench_train.py --dtypes fp32 bf16``), as a table
+    with the machine it ran on; empty when the record is absent."""
+    p = Path(path) if path else config.REPO_ROOT / "benchmarks" / "results" / "train_dtype.json"
+    if not p.is_file():
+        return pd.DataFrame()
+    rec = json.loads(p.read_text())
+    df = pd.DataFrame(rec["rows"])
+    return df.assign(device=rec.get("device"), cpu_capability=rec.get("cpu_capability"),
+                     load_average_at_end=str(rec.get("load_average_at_end")), created=rec.get("created_utc"))
