@@ -22,3 +22,16 @@ def tmp_cache(tmp_path, monkeypatch):
     """A private score cache directory for one test."""
     monkeypatch.setenv("TFC_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
+
+
+@pytest.fixture
+def ledger_dir(tmp_path, monkeypatch):
+    """A private reproduction ledger for one test (``TFC_LEDGER_DIR``), with the in-process records cleared."""
+    from tfc import ledger
+
+    monkeypatch.setenv("TFC_LEDGER_DIR", str(tmp_path / "_ledger"))
+    ledger._TABLES.clear()
+    ledger._FIGURES.clear()
+    yield tmp_path / "_ledger"
+    ledger._TABLES.clear()
+    ledger._FIGURES.clear()

@@ -16,14 +16,7 @@ from tfc.meta.tables import TRUE9  # noqa: E402
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def ledger_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TFC_LEDGER_DIR", str(tmp_path / "_ledger"))
-    ledger._TABLES.clear()
-    ledger._FIGURES.clear()
-    yield tmp_path / "_ledger"
-    ledger._TABLES.clear()
-    ledger._FIGURES.clear()
+pytestmark = pytest.mark.usefixtures("ledger_dir")  # conftest: a private ledger per test
 
 
 def _frame(table, column, rows_values, signature, published_as=None):

@@ -5,14 +5,7 @@ import pytest
 from tfc import ledger, reference
 
 
-@pytest.fixture(autouse=True)
-def ledger_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TFC_LEDGER_DIR", str(tmp_path / "_ledger"))
-    ledger._TABLES.clear()
-    ledger._FIGURES.clear()
-    yield tmp_path / "_ledger"
-    ledger._TABLES.clear()
-    ledger._FIGURES.clear()
+pytestmark = pytest.mark.usefixtures("ledger_dir")  # conftest: a private ledger per test
 
 
 def _t3(rows_offsets):

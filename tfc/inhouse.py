@@ -663,14 +663,14 @@ def full_set_aucs(models: dict, datasets=None, n: int = 1000, seed: int = 0) -> 
 
     ``coverage`` is the share of the dataset's rows the cache holds; a table built from a partial cache says
     so in that column (it is never silently a sample)."""
-    from tfc import data
     from tfc.meta import bootstrap_aucs, roc_auc
 
     rows = []
     for ds in list(datasets or _true_sets()):
-        n_rows = len(data.load(ds))
         for label, sc in models.items():
-            got = _scores(sc, ds, None, None, seed, True).dropna(subset=["score"])
+            got = _scores(sc, ds, None, None, seed, True)   # every row of the set; NaN where not cached
+            n_rows = max(len(got), 1)
+            got = got.dropna(subset=["score"])
             if len(got) == 0 or got["label"].nunique() < 2:
                 rows.append({"model": label, "dataset": ds, "auc": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                              "rows": int(len(got)), "coverage": len(got) / n_rows, "signature": sc.signature})
