@@ -34,6 +34,8 @@ def _ents(text):
     ("The album was released before the tour began.", C.antonym, "The album was released after the tour began."),
     ("Apples and oranges were sold at the market.", C.swap_conjuncts, "Oranges and apples were sold at the market."),
     ("In 2005, the company opened a new factory.", C.move_pp, "The company opened a new factory in 2005."),
+    ("The company opened a new factory in Ohio.", C.drop_pp, "The company opened a new factory."),
+    ("In 2005, the company opened a new factory.", C.drop_pp, "The company opened a new factory."),
 ])
 def test_each_rule_makes_its_edit(text, rule, want):
     assert rule(_doc(text)) == want
@@ -46,6 +48,15 @@ def test_rules_that_do_not_apply_return_none():
     assert C.swap_conjuncts(_doc("The cat sat on the mat.")) is None
     # a sentence whose verb phrases are coordinated: moving one phrase would re-pair the facts
     assert C.move_pp(_doc("He moved to London in 1995 and to Berlin in 2001.")) is None
+    # deleting a phrase under negation or "only" can break the entailment
+    assert C.drop_pp(_doc("The company did not open a factory in Ohio.")) is None
+    assert C.drop_pp(_doc("The company only opened a factory in Ohio.")) is None
+    assert C.drop_pp(_doc("He left without his coat.")) is None
+
+
+@needs_nlp
+def test_ptb_form_is_the_cnndm_distribution_form():
+    assert C.ptb_form(NLP("The man's dog doesn't bark, ever.")) == "the man 's dog does n't bark , ever ."
 
 
 SENTS = ["Paris is the capital of France.", "Barcelona defeated Real Madrid in the 2011 final.",
@@ -73,6 +84,25 @@ def test_contrast_pairs_keep_words_and_entities_except_antonyms():
     assert {LABEL2ID["entailment"], LABEL2ID["contradiction"]} <= set(df["label"])
     # deterministic for a seed
     pd.testing.assert_frame_equal(df, C.contrast_pairs(SENTS, seed=0, nlp=NLP))
+    # the v1 generators make neither copies nor compressions
+    assert not set(df["rule"]) & (set(C.COPY_RULES) | set(C.COMPRESSION_RULES))
+
+
+@needs_nlp
+def test_copies_and_compressions():
+    df = C.contrast_pairs(SENTS, seed=0, nlp=NLP, copies=True, compress=True)
+    neg = df[df["rule"].isin(C.NEGATIVE_RULES)]
+    cop = df[df["rule"] == "copy"]
+    # every sentence that got a negative also gets its untouched (or PTB-form) twin, labelled entailment
+    assert sorted(cop["text_index"]) == sorted(neg["text_index"]) and len(cop) > 0
+    assert (cop["label"] == LABEL2ID["entailment"]).all()
+    for r in cop.itertuples():
+        assert r.text_b == r.text_a or r.text_b == C.ptb_form(NLP(r.text_a))
+        assert C.words_key(r.text_b.replace(" 's", "'s").replace(" n't", "n't")) == C.words_key(r.text_a.lower())
+    for r in df[df["rule"] == "drop_pp"].itertuples():
+        # a compression keeps a strict sub-multiset of the words and is labelled entailment
+        a, b = Counter(C.words_key(r.text_a)), Counter(C.words_key(r.text_b))
+        assert b != a and not (b - a) and r.label == LABEL2ID["entailment"]
 
 
 @needs_nlp

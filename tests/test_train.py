@@ -427,3 +427,20 @@ def test_cli_commands_registered():
     assert {"nli", "alignscore", "convert"} <= set(group.commands)
     res = CliRunner().invoke(group, ["alignscore", "--help"])
     assert res.exit_code == 0 and "--max-minutes" in res.output and "--save-dtype" in res.output
+
+
+def test_init_continues_from_a_trained_checkpoint(trained, tiny_base):
+    """cfg.init starts from the saved weights (heads included), not from the base encoder."""
+    import torch
+
+    res = core.train(toy_frame(), cfg_for(tiny_base, max_steps=1, lr=1e-12, warmup_ratio=0.0, init=str(trained.out_dir)),
+                     out_dir=False, progress=False, keep_model=True)
+    ref, _ = core.load_multihead(trained.out_dir)
+    got, ref_sd = res.model.state_dict(), ref.state_dict()
+    assert got.keys() == ref_sd.keys()
+    for k in ref_sd:  # one step at lr 1e-12 moves no weight measurably
+        torch.testing.assert_close(got[k], ref_sd[k], atol=1e-6, rtol=0)
+    with pytest.raises(ValueError, match="has heads"):
+        df = toy_frame(8)
+        core.train(df[df["task"] == "3way"], cfg_for(tiny_base, tasks=("3way",), max_steps=1, init=str(trained.out_dir)),
+                   out_dir=False, progress=False)

@@ -32,6 +32,9 @@ def _common(f):
                      help="train on a mix saved by `tfc train mix` instead of building it"),
         click.option("--save-dtype", type=click.Choice(["fp32", "fp16"]), default=None,
                      help="weights dtype on disk (fp16 for the 64 MiB trip back from a lent GPU)"),
+        click.option("--init", default=None,
+                     help="continue from a trained tfc checkpoint (directory or tfc/<name>) instead of the base encoder"),
+        click.option("--mix-version", type=int, default=None, help="sentence mix version (sentence model only)"),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -39,7 +42,7 @@ def _common(f):
 
 
 def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max_length, lr, device, seed,
-         threads, sample, synthetic, out, name, mix_file, save_dtype):
+         threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version):
     from tfc import config
     from tfc.train.core import train as run_train
     from tfc.train.mix import build_mix
@@ -47,7 +50,7 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
     cfg = module.default_config(base=base, max_minutes=max_minutes, max_steps=max_steps, batch_size=batch_size,
                                 grad_accum=grad_accum, max_length=max_length, lr=lr,
                                 device=device or config.default_device(), seed=seed, num_threads=threads,
-                                name=name, save_dtype=save_dtype)
+                                name=name, save_dtype=save_dtype, init=init)
     if mix_file:
         from tfc.train.mix import load_mix
 
@@ -62,8 +65,10 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
         if kind == "sentence":
             from tfc.train.mix import build_sentence_mix
 
-            df, report = build_sentence_mix(seed=cfg.seed, sample=sample)
+            df, report = build_sentence_mix(seed=cfg.seed, sample=sample, version=mix_version or 1)
         else:
+            if mix_version is not None:
+                raise click.ClickException("--mix-version applies to the sentence model only")
             df, report = build_mix(kind=kind, seed=cfg.seed, **kw)
     click.echo(json.dumps({"rows_by_task": report["rows_by_task"], "removed_as_leakage": report["removed_total"]}))
     res = run_train(df, cfg, out_dir=out, mix_report=report)
@@ -118,14 +123,15 @@ def convert_cmd(checkpoint, dtype):
 @click.option("--seed", type=int, default=2022, show_default=True)
 @click.option("--sample", type=int, default=None, help="rows per source (smoke runs)")
 @click.option("--synthetic", type=int, default=10000, show_default=True, help="groundings for synthetic pairs")
-def mix_cmd(kind, out, seed, sample, synthetic):
+@click.option("--version", "version", type=int, default=1, show_default=True, help="sentence mix version")
+def mix_cmd(kind, out, seed, sample, synthetic, version):
     """Build the leakage-filtered mix and save it (parquet + JSON report) for training elsewhere."""
     from tfc.train.mix import build_mix, save_mix
 
     if kind == "sentence":
         from tfc.train.mix import build_sentence_mix
 
-        df, report = build_sentence_mix(seed=seed, sample=sample)
+        df, report = build_sentence_mix(seed=seed, sample=sample, version=version)
     else:
         df, report = build_mix(kind=kind, seed=seed, sample=sample, synthetic=synthetic)
     path = save_mix(df, report, out)

@@ -12,6 +12,20 @@ bag of words (up to case and a comma), so a model that ignores order cannot sepa
   ``move_pp`` (a sentence-final prepositional phrase of the main verb moves to the front, or a fronted one
   to the end).
 
+Two optional families (``contrast_pairs(..., copies=True, compress=True)``; mix v2), added after the first
+model (v1 mix) was found to call an *identical* sentence pair a contradiction (P(contradict) 0.7-0.88 on
+training-side sentences): the v1 contrast data had 10k near-identical pairs labelled contradiction against
+4.7k labelled entailment, and no pair whose two sides are the same sentence. Extractive summaries are
+full of such copies, so the model must see them:
+
+* ``copy`` (``entailment``): the sentence against itself, or (half of them, seeded) against its
+  lower-cased, PTB-tokenised form ("does n't", "the man 's", " ." -- the form CNN/DM and XSum summaries
+  are distributed in). One per sentence that received a negative, so every swapped sentence also comes
+  with its untouched twin, PAWS style;
+* ``drop_pp`` (``entailment``, a positive that changes the bag of words): compression, one prepositional
+  phrase of the main verb is deleted. Skipped in sentences with a negation or a non-monotone word
+  ("only", "no", "never", ...), where deleting a phrase can break the entailment.
+
 **Leave-one-sentence-out passages** (one passage of 3+ sentences in):
 
 * ``loo_support`` (``entailment``): a claim (one sentence of the passage, or two of them fused) against
@@ -37,9 +51,12 @@ from tfc.train.synthetic import fuse, load_nlp
 
 NEGATIVE_RULES = ("swap_args", "swap_entities", "swap_numbers", "antonym")
 POSITIVE_RULES = ("swap_conjuncts", "move_pp")
-CONTRAST_RULES = NEGATIVE_RULES + POSITIVE_RULES
+COMPRESSION_RULES = ("drop_pp",)
+COPY_RULES = ("copy",)
+CONTRAST_RULES = NEGATIVE_RULES + POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES
 LOO_KINDS = ("loo_support", "loo_removed", "loo_extrinsic")
-LABEL_OF = {**{r: "contradiction" for r in NEGATIVE_RULES}, **{r: "entailment" for r in POSITIVE_RULES},
+LABEL_OF = {**{r: "contradiction" for r in NEGATIVE_RULES},
+            **{r: "entailment" for r in POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES},
             "loo_support": "entailment", "loo_removed": "neutral", "loo_extrinsic": "neutral"}
 SWAP_ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT"}
 NUMBER_ENTITY_LABELS = {"DATE", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL", "TIME"}
@@ -215,14 +232,53 @@ def move_pp(sent, rng=None) -> str | None:
     return None
 
 
+# words whose presence makes deleting a phrase unsafe (downward-entailing or exclusive contexts)
+NON_MONOTONE = frozenset({"no", "not", "n't", "never", "only", "nobody", "nothing", "none", "neither", "nor",
+                          "few", "without", "unless", "except", "just", "solely", "exclusively", "hardly"})
+_NO_DROP_PREPS = frozenset({"without", "except", "than", "instead", "despite", "unlike", "besides"})
+
+
+def drop_pp(sent, rng=None) -> str | None:
+    """Compression: one prepositional phrase (2-8 tokens) of the main verb is deleted, with one adjacent comma."""
+    root = sent.root
+    if root.pos_ != "VERB" or any(t.dep_ == "neg" or t.lower_ in NON_MONOTONE for t in sent):
+        return None
+    toks = list(sent)
+    preps = [c for c in root.children if c.dep_ == "prep" and c.lower_ not in _NO_DROP_PREPS]
+    order = rng.permutation(len(preps)) if rng is not None else range(len(preps))
+    for k in order:
+        a, b = _np_span(preps[int(k)])
+        if b - a < 2 or b - a > 8:
+            continue
+        if b < len(toks) and toks[b].text == ",":
+            b += 1
+        elif a > 0 and toks[a - 1].text == ",":
+            a -= 1
+        kept = toks[:a] + toks[b:]
+        if sum(not t.is_punct for t in kept) < 4:
+            continue
+        text = re.sub(r"\s+([.,!?;:])", r"\1", "".join(t.text_with_ws for t in kept)).strip()
+        if a == 0:
+            first = kept[0]
+            text = text if (first.pos_ == "PROPN" or first.ent_type_ or first.text == "I") else text[:1].upper() + text[1:]
+        return text
+    return None
+
+
+def ptb_form(doc) -> str:
+    """The lower-cased, PTB-tokenised form of a parsed sentence (spaCy's tokens already split "n't" and "'s")."""
+    return " ".join(t.text for t in doc if not t.is_space).lower()
+
+
 RULES = {"swap_args": swap_args, "swap_entities": swap_entities, "swap_numbers": swap_numbers, "antonym": antonym,
-         "swap_conjuncts": swap_conjuncts, "move_pp": move_pp}
+         "swap_conjuncts": swap_conjuncts, "move_pp": move_pp, "drop_pp": drop_pp}
 
 
 def contrast_pairs(sentences, seed: int = 0, nlp=None, min_words: int = 6, max_words: int = 45,
-                   batch_size: int = 256) -> pd.DataFrame:
+                   batch_size: int = 256, copies: bool = False, compress: bool = False) -> pd.DataFrame:
     """Word-order contrast pairs from single sentences: for each sentence, the first negative rule (in a
-    seeded order) that applies and the first positive rule that applies.
+    seeded order) that applies and the first positive rule that applies (``compress`` adds ``drop_pp`` to
+    the positive rules), and with ``copies`` a ``copy`` row for every sentence that got a negative.
 
     Returns ``text_a, text_b, task="3way", label (id of LABEL_OF[rule]), source="contrast/<rule>", rule,
     text_index``.
@@ -241,13 +297,18 @@ def contrast_pairs(sentences, seed: int = 0, nlp=None, min_words: int = 6, max_w
             continue
         sent = doc[:]
         rng = np.random.default_rng([seed, i])
-        for group in (NEGATIVE_RULES, POSITIVE_RULES):
+        got_negative = False
+        for group in (NEGATIVE_RULES, POSITIVE_RULES + (COMPRESSION_RULES if compress else ())):
             for k in rng.permutation(len(group)):
                 rule = group[int(k)]
                 new = RULES[rule](sent, rng)
                 if new and new.strip() != doc.text.strip():
                     rows.append((doc.text.strip(), new, LABEL2ID[LABEL_OF[rule]], rule, i))
+                    got_negative = got_negative or rule in NEGATIVE_RULES
                     break
+        if copies and got_negative:
+            twin = ptb_form(doc) if rng.random() < 0.5 else doc.text.strip()
+            rows.append((doc.text.strip(), twin, LABEL2ID["entailment"], "copy", i))
     df = pd.DataFrame(rows, columns=["text_a", "text_b", "label", "rule", "text_index"])
     df.insert(2, "task", "3way")
     df["source"] = "contrast/" + df["rule"]

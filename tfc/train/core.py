@@ -116,6 +116,7 @@ class TrainConfig:
     epochs: float | None = None    # when set, the step count is ceil(epochs * train rows / (batch * accum))
     checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
     eval_every: int = 0            # steps between dev evaluations (the dev curve; 0 = end only)
+    init: str | None = None        # continue from a trained tfc checkpoint (dir or tfc/<name>) instead of `base`
 
     def total_steps(self, n_train_rows: int) -> int:
         if self.epochs is None:
@@ -289,6 +290,17 @@ def build_model(base: str, tasks=TASKS):
     finally:
         hf_logging.set_verbosity(verbosity)
     return _make_multihead_class()(seqcls, tasks), tok
+
+
+def init_model(init: str, tasks=TASKS):
+    """A trained multi-head checkpoint to continue training from; it must have exactly ``tasks``' heads."""
+    from tfc import models
+
+    model, tok = load_multihead(models.resolve(init))
+    have = ("3way",) + tuple(model.heads)
+    if sorted(have) != sorted(tasks):
+        raise ValueError(f"init checkpoint {init!r} has heads {have}; the run trains {tuple(tasks)}")
+    return model, tok
 
 
 def save_checkpoint(model, tokenizer, out_dir: Path) -> None:
@@ -646,7 +658,7 @@ def _setup(cfg, device, n_train):
     from transformers import get_linear_schedule_with_warmup
 
     torch.manual_seed(cfg.seed)
-    model, tok = build_model(cfg.base, cfg.tasks)
+    model, tok = build_model(cfg.base, cfg.tasks) if cfg.init is None else init_model(cfg.init, cfg.tasks)
     model.to(device).train()
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     groups = [

@@ -276,8 +276,15 @@ def filter_generated(syn: pd.DataFrame, eval_sets: list[str] | None = None) -> t
     return (syn.iloc[kept["row"].to_numpy()] if len(kept) else syn.iloc[:0]), rep
 
 
+# Versions of the sentence mix. v1 trained tfc/sent-minilm (2100 steps). v2 adds the contrast generators'
+# ``copy`` and ``drop_pp`` positives (tfc.train.contrast): the v1 model called identical sentences a
+# contradiction, which inverted its scores on extractive summaries.
+SENTENCE_MIX_VERSIONS = {1: {"copies": False, "compress": False}, 2: {"copies": True, "compress": True}}
+
+
 def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_cap: int | None = 12000,
-                       sample: int | None = None, eval_sets: list[str] | None = None, progress: bool = False):
+                       sample: int | None = None, eval_sets: list[str] | None = None, progress: bool = False,
+                       version: int = 1):
     """The alignment mix of the in-house models issue; returns ``(frame, report)``.
 
     Parts: human-labelled sentence pairs (3-way: :data:`SENTENCE_3WAY`; binary: MSRP, RTE; regression: SICK
@@ -289,6 +296,8 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
     from tfc.data import training_mix
     from tfc.train import contrast as C
 
+    if version not in SENTENCE_MIX_VERSIONS:
+        raise ValueError(f"sentence mix version must be one of {sorted(SENTENCE_MIX_VERSIONS)}; got {version!r}")
     names = list(dict.fromkeys(SENTENCE_3WAY + SENTENCE_BIN + SENTENCE_REG + (TEACHER_SOURCE,)))
     filtered, leak_rows = {}, []
     for n in names:
@@ -305,7 +314,7 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
         human = human.drop(index=drop).reset_index(drop=True)
 
     sents = _contrast_sentences(filtered, contrast_sentences, seed)
-    con = C.contrast_pairs(sents, seed=seed)
+    con = C.contrast_pairs(sents, seed=seed, **SENTENCE_MIX_VERSIONS[version])
     passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
     loo = C.loo_pairs(passages, seed=seed)
     syn, rep = filter_generated(pd.concat([con, loo], ignore_index=True), eval_sets)
@@ -318,7 +327,8 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
     synthetic_share = float(frame["source"].str.startswith(("contrast/", "loo/")).mean())
     leak = pd.DataFrame(leak_rows)
     report = {
-        "kind": "sentence", "seed": seed, "sample_per_source": sample,
+        "kind": "sentence", "version": version, "generators": SENTENCE_MIX_VERSIONS[version], "seed": seed,
+        "sample_per_source": sample,
         "leakage": leak.to_dict("records"),
         "removed_total": int(leak[["removed_exact", "removed_near"]].to_numpy().sum()) if len(leak) else 0,
         "source_drops": "conjnli rows 27, 290; anli_dev r1 241, 713, r2 978, r3 887 (mirror README)",
