@@ -1,4 +1,4 @@
-"""``tfc models``: list offline checkpoints."""
+"""``tfc models``: list offline checkpoints, manage shipped releases, convert released checkpoints."""
 from __future__ import annotations
 
 import click
@@ -66,3 +66,33 @@ def release_install(name):
         click.echo(str(release.materialize(name)))
     except release.ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@models.group("convert")
+def convert_group():
+    """Convert a paper's released checkpoint into a directory the tfc scorers read."""
+
+
+@convert_group.command("alignscore")
+@click.argument("ckpt", type=click.Path(exists=True, dir_okay=False))
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--base", default=None,
+              help="backbone config + tokenizer (directory or hub id in the HF cache); default: the "
+                   "checkpoint's hyper_parameters['model'], e.g. roberta-large")
+@click.option("--overwrite", is_flag=True, help="write into a non-empty OUT_DIR")
+def convert_alignscore_cmd(ckpt, out_dir, base, overwrite):
+    """Convert an official AlignScore Lightning CKPT (AlignScore-base/large.ckpt) into OUT_DIR.
+
+    OUT_DIR is a Hugging Face RoBERTa sequence classifier (the 3-way head) plus the bin/reg heads in
+    tfc_heads.safetensors; use it as `tfc score -s alignscore -c OUT_DIR` or
+    `make chapter NB=05_alignscore CHECKPOINT=OUT_DIR`. The .ckpt is read with weights_only=True.
+    """
+    from tfc.models import convert
+
+    try:
+        rec = convert.convert_alignscore(ckpt, out_dir, base=base, overwrite=overwrite)
+    except (convert.UnsafeCheckpointError, convert.CheckpointLayoutError, FileExistsError, ValueError,
+            OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{out_dir}: {rec['model_type']} sequence classifier (3-way = tri_layer) + bin/reg heads "
+               f"({rec['dropped_keys']} mlm_head tensors dropped); sha256 of {rec['file']}: {rec['sha256'][:16]}")

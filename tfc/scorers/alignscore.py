@@ -9,7 +9,10 @@ the max over chunks and the mean over claim sentences.
   any local directory written by :mod:`tfc.train`, or any 3-way NLI sequence classifier (local or hub id)
   whose ``id2label`` names entailment/neutral/contradiction. A plain classifier has only the 3-way head:
   ``head="bin"``/``"reg"`` then raise a clear error. The official AlignScore ``.ckpt`` files (PyTorch
-  Lightning) are *not* supported.
+  Lightning, ``AlignScore-base.ckpt`` / ``AlignScore-large.ckpt``) are read after a one-off conversion,
+  ``tfc models convert alignscore CKPT OUT_DIR`` (:mod:`tfc.models.convert`): the converted directory's
+  bin/reg heads read the pooled features, as AlignScore's do, and its ``reg`` head is the raw regression
+  output (AlignScore applies no sigmoid, so it can leave [0, 1] slightly).
 * ``head``: ``3way`` (P(aligned) = P(entailment), published), ``bin`` (P(aligned) of the binary head) or
   ``reg`` (the regression head, in [0, 1]).
 * ``split``: ``chunk`` (published), ``document`` (one pair per example, truncated to ``max_length``),
@@ -81,7 +84,12 @@ class AlignScoreScorer(ModelScorer):
             from huggingface_hub import snapshot_download
 
             path = snapshot_download(c.checkpoint, revision=c.revision)
-        self.model = load_alignscore_model(path, models.resolve_device(c.device), c.max_length)
+        from tfc.models import convert
+
+        if convert.is_pooled_alignscore(path):   # an official .ckpt converted by `tfc models convert alignscore`
+            self.model = convert.load_alignscore_dir(path, models.resolve_device(c.device), c.max_length)
+        else:
+            self.model = load_alignscore_model(path, models.resolve_device(c.device), c.max_length)
         if c.head not in self.model.heads:
             raise ValueError(f"checkpoint {c.checkpoint!r} has no {c.head!r} head (it has {self.model.heads}); "
                              "a plain NLI classifier supports head='3way' only")
