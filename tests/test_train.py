@@ -444,3 +444,22 @@ def test_init_continues_from_a_trained_checkpoint(trained, tiny_base):
         df = toy_frame(8)
         core.train(df[df["task"] == "3way"], cfg_for(tiny_base, tasks=("3way",), max_steps=1, init=str(trained.out_dir)),
                    out_dir=False, progress=False)
+
+
+def test_dev_from_keeps_the_parents_dev_rows_out_of_training(tiny_base, tmp_path, monkeypatch):
+    from tfc.train.mix import save_mix
+
+    parent = toy_frame(30)
+    path = save_mix(parent, {"kind": "toy"}, tmp_path / "parent.parquet")
+    cfg = cfg_for(tiny_base, max_steps=1, eval_rows=3, dev_from=str(path))
+    want_dev = core.split_eval(core.validate_frame(parent, cfg.row_tasks()), 3, cfg.seed)[1]
+    child = pd.concat([parent.iloc[::-1], toy_frame(5).assign(text_b=lambda d: d["text_b"] + " again")],
+                      ignore_index=True)
+    train_df, dev = core.split_like_parent(core.validate_frame(child, cfg.row_tasks()), cfg)
+    pd.testing.assert_frame_equal(dev, want_dev)
+    assert not set(core._pair_key(train_df)) & set(core._pair_key(dev))
+    # rows that repeat a dev row go too (toy_frame repeats pairs); every other row stays
+    vc = core.validate_frame(child, cfg.row_tasks())
+    assert len(train_df) == int((~core._pair_key(vc).isin(set(core._pair_key(dev)))).sum()) >= len(child) - 3 * len(dev)
+    res = core.train(child, cfg, out_dir=False, progress=False)
+    assert res.summary["dev_eval"]["3way"]["rows"] == int((want_dev["task"] == "3way").sum())

@@ -117,6 +117,8 @@ class TrainConfig:
     checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
     eval_every: int = 0            # steps between dev evaluations (the dev curve; 0 = end only)
     init: str | None = None        # continue from a trained tfc checkpoint (dir or tfc/<name>) instead of `base`
+    dev_from: str | None = None    # a saved mix (parquet): its dev rows (same eval_rows, seed) are this run's dev
+                                   # set and are kept out of training (a continued run keeps its parent's dev set)
 
     def total_steps(self, n_train_rows: int) -> int:
         if self.epochs is None:
@@ -217,6 +219,22 @@ def split_eval(df: pd.DataFrame, eval_rows: int, seed: int) -> tuple[pd.DataFram
             held.extend(rng.choice(g.index.to_numpy(), size=k, replace=False).tolist())
     held = sorted(held)
     return df.drop(index=held).reset_index(drop=True), df.loc[held].reset_index(drop=True)
+
+
+def _pair_key(d: pd.DataFrame) -> pd.Series:
+    return d["task"].astype(str) + "\x1f" + d["text_a"].astype(str) + "\x1f" + d["text_b"].astype(str)
+
+
+def split_like_parent(data: pd.DataFrame, cfg: "TrainConfig") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Train/dev split of a continued run: the dev rows are those the run trained on ``cfg.dev_from``'s mix
+    held out (same ``eval_rows`` and seed); every row equal to one of them (task, text_a, text_b) leaves
+    training. So a model continued from a parent never trains on the rows its parent is judged on."""
+    from tfc.train.mix import load_mix
+
+    parent, _ = load_mix(cfg.dev_from)
+    dev = split_eval(validate_frame(parent, cfg.row_tasks()), cfg.eval_rows, cfg.seed)[1]
+    keep = ~_pair_key(data).isin(set(_pair_key(dev)))
+    return data[keep].reset_index(drop=True), dev
 
 
 # --------------------------------------------------------------------------------------------------
@@ -687,7 +705,7 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
     cfg.validate()
     t0 = time.time()
     data = validate_frame(df, cfg.row_tasks())
-    train_df, eval_df = split_eval(data, cfg.eval_rows, cfg.seed)
+    train_df, eval_df = split_like_parent(data, cfg) if cfg.dev_from else split_eval(data, cfg.eval_rows, cfg.seed)
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device 'cuda' requested but torch sees no GPU")
