@@ -47,12 +47,13 @@ WORDS = ("premise : hypothesis the a cat sat on mat man walked ran to city in 20
 def _t5_tokenizer():
     """A T5 tokenizer (``T5TokenizerFast``) over a word-level vocabulary: ``<pad>`` 0, ``</s>`` 1, ``<unk>``
     2 as in T5, then words, ``0`` and ``1`` as tokens of their own."""
-    from tokenizers import Tokenizer, models as tm, pre_tokenizers, processors
+    from tokenizers import Tokenizer, models as tm, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
     vocab = {t: i for i, t in enumerate(["<pad>", "</s>", "<unk>", "0", "1"] + list(dict.fromkeys(WORDS)))}
     tk = Tokenizer(tm.WordLevel(vocab, unk_token="<unk>"))
-    tk.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace()])
+    tk.normalizer = normalizers.Lowercase()
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
     tk.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
                                                       special_tokens=[("</s>", 1)])
     return PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
@@ -248,3 +249,196 @@ def test_layout_errors(alignscore_ckpt, roberta_base, tmp_path):
     _roberta_tokenizer().save_pretrained(wrong)
     with pytest.raises(convert.CheckpointLayoutError, match="does not fit"):
         convert.convert_alignscore(alignscore_ckpt[0], tmp_path / "o2", base=str(wrong))
+
+
+# --------------------------------------------------------------------------------------------------
+# 2. TRUE's text-to-text NLI (google/t5_xxl_true_nli_mixture): a tiny T5 in the same layout
+
+@pytest.fixture(scope="module")
+def tiny_t5_nli(tmp_path_factory):
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    d = tmp_path_factory.mktemp("t5_nli")
+    tok = _t5_tokenizer()
+    cfg = T5Config(vocab_size=len(tok), d_model=32, d_kv=8, d_ff=64, num_layers=1, num_decoder_layers=1,
+                   num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+                   architectures=["T5ForConditionalGeneration"])
+    torch.manual_seed(7)
+    model = T5ForConditionalGeneration(cfg).eval()
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    model.save_pretrained(d)
+    tok.save_pretrained(d)
+    return d, model
+
+
+def _vocab_ids(text):
+    tok = _t5_tokenizer()
+    vocab = tok.get_vocab()
+    words = re.findall(r"\w+|[^\w\s]+", text.lower())
+    return [vocab.get(w, vocab["<unk>"]) for w in words] + [vocab["</s>"]]
+
+
+def test_true_prompt_and_token_ids(tiny_t5_nli):
+    from tfc.scorers.seq2seq_nli import Seq2SeqNLIEngine, true_prompt
+
+    assert true_prompt("The cat sat on the mat.", "A cat sat.") == "premise: The cat sat on the mat. hypothesis: A cat sat."
+    eng = Seq2SeqNLIEngine(str(tiny_t5_nli[0]))
+    ids = eng.tok(eng.prompt("The cat sat on the mat.", "A cat sat."))["input_ids"]
+    assert ids == _vocab_ids("premise : the cat sat on the mat . hypothesis : a cat sat .")
+    assert eng.positive_id == eng.tok.get_vocab()["1"] and eng.start_id == 0
+    assert eng.n_special == len(_vocab_ids("premise : hypothesis :"))
+
+
+def test_true_t5_probability_matches_hand_computation(tiny_t5_nli):
+    d, model = tiny_t5_nli
+    vocab = _t5_tokenizer().get_vocab()
+    want = []
+    with torch.no_grad():
+        for g, h in zip(GROUND, GEN):
+            ids = torch.tensor([_vocab_ids(f"premise: {g} hypothesis: {h}")])
+            logits = model(input_ids=ids, decoder_input_ids=torch.tensor([[0]])).logits[0, 0]
+            want.append(torch.softmax(logits, -1)[vocab["1"]].item())   # full-vocabulary softmax, step 1
+    want = np.array(want)
+    assert want.std() > 1e-4
+    for head in ("auto", "seq2seq-1"):        # "auto" detects the encoder-decoder without a classifier
+        s = S.get("nli", checkpoint=str(d), head=head, sentence_splitter="rule")
+        np.testing.assert_allclose(s.score(GROUND, GEN, progress=False), want, atol=1e-6)
+    s1 = S.get("nli", checkpoint=str(d), head="seq2seq-1", sentence_splitter="rule")
+    np.testing.assert_allclose(s1.score(GROUND[::-1], GEN[::-1], batch_size=1, progress=False), want[::-1], atol=1e-6)
+    with pytest.raises(ValueError, match="label_names"):
+        S.get("nli", checkpoint=str(d), head="seq2seq-1", label_names=("entailment", "neutral")).load()
+
+
+def test_true_t5_long_grounding_is_chunked_not_cut(tiny_t5_nli):
+    """A grounding longer than max_length is cut into chunks; the score is the max over chunks."""
+    from tfc.scorers.seq2seq_nli import Seq2SeqNLIEngine
+
+    d, _ = tiny_t5_nli
+    g = "The cat sat on the mat. The team won the game. A man walked to the city."
+    s = S.get("nli", checkpoint=str(d), head="seq2seq-1", max_length=20, min_chunk_tokens=4, sentence_splitter="rule")
+    got = s.score([g], ["The team won."], progress=False)[0]
+    assert s.last_aux()["aux_n_chunks"][0] > 1
+    from tfc.text.chunking import chunk_many
+
+    eng = Seq2SeqNLIEngine(str(d), max_length=20)
+    _, budgets, _ = eng.hyp_budget(["The team won."], 4)
+    chunks = chunk_many([g], eng.tok, budgets[0], splitter="rule")[0].chunks
+    assert len(chunks) > 1 and all(len(eng.tok(eng.prompt(c, "The team won."))["input_ids"]) <= 20 for c in chunks)
+    per = eng.probs([(c, "The team won.") for c in chunks], 8)[:, 0]
+    assert eng.last_truncated == 0
+    assert got == pytest.approx(per.max(), abs=1e-6)
+
+
+def test_head_changes_signature_only_when_set():
+    base = S.get("nli", checkpoint="tfc/nli-minilm")
+    assert S.get("nli", checkpoint="tfc/nli-minilm", head="auto").signature == base.signature
+    assert "head" not in base.config.signature_fields()
+    assert S.get("nli", checkpoint="tfc/nli-minilm", head="softmax").signature != base.signature
+    with pytest.raises(ValueError, match="head must be one of"):
+        S.get("nli", head="argmax")
+
+
+# --------------------------------------------------------------------------------------------------
+# 3. WeCheck (nightdessert/WeCheck): DeBERTa-v2 sequence classifier read as sigmoid(logits[:, 0])
+
+def _deberta_classifier(path, num_labels, seed=3):
+    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+
+    from tfc.models.tiny import make_tiny_classifier
+
+    make_tiny_classifier(path)              # only for its WordPiece tokenizer files (no sentencepiece offline)
+    for f in ("config.json", "model.safetensors"):
+        (Path(path) / f).unlink()
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    cfg = DebertaV2Config(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                          intermediate_size=64, max_position_embeddings=128, num_labels=num_labels,
+                          relative_attention=True, position_buckets=16, pos_att_type=["p2c", "c2p"],
+                          architectures=["DebertaV2ForSequenceClassification"])
+    torch.manual_seed(seed)
+    model = DebertaV2ForSequenceClassification(cfg).eval()
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    model.save_pretrained(path)
+    return model, tok
+
+
+def _logit0_sigmoid(model, tok, ground, gen):
+    with torch.no_grad():
+        return np.array([torch.sigmoid(model(**tok(g, h, return_tensors="pt")).logits[0, 0]).item()
+                         for g, h in zip(ground, gen)])
+
+
+def test_wecheck_one_logit_deberta(tmp_path):
+    model, tok = _deberta_classifier(tmp_path / "wecheck", num_labels=1)
+    want = _logit0_sigmoid(model, tok, GROUND, GEN)
+    for head in ("auto", "logit0-sigmoid"):
+        got = S.get("wecheck", checkpoint=str(tmp_path / "wecheck"), head=head,
+                    sentence_splitter="rule").score(GROUND, GEN, progress=False)
+        np.testing.assert_allclose(got, want, atol=1e-6)
+    with pytest.raises(models.LabelOrderError, match="logit0-sigmoid"):
+        S.get("wecheck", checkpoint=str(tmp_path / "wecheck"), head="softmax").load()
+
+
+def test_wecheck_head_on_a_three_logit_layout(tmp_path):
+    """If the released config carried 3 generic logits, 'auto' refuses (no label order to read) and the
+    explicit head reads logit 0, as the model card does."""
+    model, tok = _deberta_classifier(tmp_path / "w3", num_labels=3)
+    with pytest.raises(models.LabelOrderError, match="generic"):
+        S.get("wecheck", checkpoint=str(tmp_path / "w3")).load()
+    got = S.get("wecheck", checkpoint=str(tmp_path / "w3"), head="logit0-sigmoid",
+                sentence_splitter="rule").score(GROUND, GEN, progress=False)
+    np.testing.assert_allclose(got, _logit0_sigmoid(model, tok, GROUND, GEN), atol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# 3b. SummaC's NLI checkpoints carry their own label order (read from id2label, never guessed)
+
+VITC = {0: "SUPPORTS", 1: "REFUTES", 2: "NOT ENOUGH INFO"}        # tals/albert-*-vitaminc-mnli
+MNLI = {0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}         # roberta-large-mnli
+
+
+def _albert_classifier(path, id2label, seed=5):
+    from transformers import AlbertConfig, AlbertForSequenceClassification, AutoTokenizer
+
+    from tfc.models.tiny import make_tiny_classifier
+
+    make_tiny_classifier(path)
+    for f in ("config.json", "model.safetensors"):
+        (Path(path) / f).unlink()
+    tok = AutoTokenizer.from_pretrained(path)
+    cfg = AlbertConfig(vocab_size=len(tok), embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                       num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
+                       num_labels=3, id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    torch.manual_seed(seed)
+    model = AlbertForSequenceClassification(cfg).eval()
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    model.save_pretrained(path)
+    return model, tok
+
+
+@pytest.mark.parametrize("id2label,i_ent,i_con", [(VITC, 0, 1), (MNLI, 2, 0)])
+def test_summac_reads_label_order_from_id2label(tmp_path, id2label, i_ent, i_con):
+    model, tok = _albert_classifier(tmp_path / "nli", id2label)
+    with torch.no_grad():
+        p = [torch.softmax(model(**tok(g, h, return_tensors="pt")).logits[0], -1).numpy()
+             for g, h in zip(GROUND, GEN)]
+    want = np.array([x[i_ent] - x[i_con] for x in p])
+    s = S.get("summac-zs", checkpoint=str(tmp_path / "nli"), sentence_splitter="rule")
+    np.testing.assert_allclose(s.score(GROUND, GEN, progress=False), want, atol=1e-6)
+    # a caller who expects another order gets an error, not a silent flip
+    wrong = ("entailment", "neutral", "contradiction")     # neither checkpoint's order
+    with pytest.raises(models.LabelOrderError, match="mismatch"):
+        S.get("summac-zs", checkpoint=str(tmp_path / "nli"), label_names=wrong).load()
+
+
+def test_generic_labels_need_an_explicit_order(tmp_path):
+    _albert_classifier(tmp_path / "gen", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(models.LabelOrderError, match="generic"):
+        S.get("summac-zs", checkpoint=str(tmp_path / "gen")).load()
+    s = S.get("summac-zs", checkpoint=str(tmp_path / "gen"), label_names=("entailment", "contradiction", "neutral"))
+    s.load()
+    assert (s.engine.i_ent, s.engine.i_con) == (0, 1)

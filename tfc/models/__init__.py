@@ -255,6 +255,14 @@ def canonical_label(name: str) -> str:
         return "neutral"
     if n in ("not_entailment", "non_entailment", "not_entailed"):
         return "not_entailment"
+    # fact-verification names (VitaminC/FEVER: tals/albert-*-vitaminc-mnli, SummaC's "vitc" models):
+    # the claim is supported by the evidence = entailment, refuted = contradiction
+    if n in ("supports", "supported"):
+        return "entailment"
+    if n in ("refutes", "refuted"):
+        return "contradiction"
+    if n in ("not_enough_info", "nei", "not_enough_information"):
+        return "neutral"
     return n
 
 

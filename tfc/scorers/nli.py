@@ -18,6 +18,22 @@
 * If a generated text (or sentence) alone leaves fewer than ``min_chunk_tokens`` tokens for the
   grounding, the hypothesis is truncated to make room and the row is flagged
   ``aux_hyp_truncated`` in the cache.
+* **Head** (how a checkpoint's output becomes P(consistent); added for the papers' own checkpoints,
+  see ``book/checkpoints.md``):
+
+  - ``"softmax"``: a sequence classifier; softmax over its labels, the entailment index read from
+    ``id2label`` (checked against ``label_names``; a wrong or missing order is a
+    :class:`~tfc.models.LabelOrderError`, never a silent flip);
+  - ``"logit0-sigmoid"``: ``sigmoid(logits[:, 0])``, the convention of WeCheck's released
+    ``nightdessert/WeCheck`` (DeBERTa-v3), which has no entailment label to read;
+  - ``"seq2seq-1"``: a text-to-text NLI model such as TRUE's ``google/t5_xxl_true_nli_mixture``, read
+    through :class:`tfc.scorers.seq2seq_nli.Seq2SeqNLIEngine` (prompt ``premise: ... hypothesis: ...``,
+    score = probability of the token ``1`` at the first decoding step);
+  - ``"auto"`` (default): ``seq2seq-1`` for an encoder-decoder checkpoint without a classification
+    head, ``logit0-sigmoid`` for a one-logit classifier, ``softmax`` otherwise. The choice is made from
+    the checkpoint's config alone (architecture and number of logits), never from label names.
+    ``head`` was added after caches were committed: at ``"auto"`` it stays out of the signature hash
+    (``ADDED``), and every checkpoint that scored before resolves to ``softmax`` as it did.
 """
 from __future__ import annotations
 
@@ -43,6 +59,41 @@ class NLIConfig(ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 16
     device: str | None = None
+    head: str = "auto"                           # "auto" | "softmax" | "logit0-sigmoid" | "seq2seq-1"
+    ADDED = {"head": "auto"}
+
+
+NLI_HEADS = ("auto", "softmax", "logit0-sigmoid", "seq2seq-1")
+
+
+def resolve_head(checkpoint: str, revision: str | None = None, head: str = "auto") -> str:
+    """The head an ``"auto"`` config means for this checkpoint, from its config only (see module doc)."""
+    if head not in NLI_HEADS:
+        raise ValueError(f"head must be one of {NLI_HEADS}; got {head!r}")
+    if head != "auto":
+        return head
+    from transformers import AutoConfig
+
+    cfg = AutoConfig.from_pretrained(models.resolve(checkpoint), revision=revision)
+    archs = list(getattr(cfg, "architectures", None) or [])
+    if getattr(cfg, "is_encoder_decoder", False) and not any(a.endswith("ForSequenceClassification") for a in archs):
+        return "seq2seq-1"
+    if int(getattr(cfg, "num_labels", 0) or 0) == 1:
+        return "logit0-sigmoid"
+    return "softmax"
+
+
+def make_engine(checkpoint, revision=None, label_names=None, max_length=None, dtype="float32", device=None,
+                head="auto"):
+    """The pair scorer for a checkpoint: :class:`NLIEngine` or, for ``seq2seq-1``, the seq2seq engine."""
+    head = resolve_head(checkpoint, revision, head)
+    if head == "seq2seq-1":
+        from tfc.scorers.seq2seq_nli import Seq2SeqNLIEngine
+
+        if label_names is not None:
+            raise ValueError("label_names does not apply to a text-to-text NLI model (head='seq2seq-1')")
+        return Seq2SeqNLIEngine(checkpoint, revision, max_length=max_length, dtype=dtype, device=device)
+    return NLIEngine(checkpoint, revision, label_names, max_length, dtype, device, head=head)
 
 
 class NLIEngine:
@@ -52,14 +103,30 @@ class NLIEngine:
     """
 
     def __init__(self, checkpoint, revision=None, label_names=None, max_length=None, dtype="float32",
-                 device=None):
+                 device=None, head="softmax"):
+        if head not in ("softmax", "logit0-sigmoid"):
+            raise ValueError(f"NLIEngine reads head 'softmax' or 'logit0-sigmoid', not {head!r}")
+        self.head = head
         self.model, self.tok = models.load_sequence_classifier(checkpoint, revision, device, dtype)
         self.device = models.resolve_device(device)
-        self.labels = models.label_names(self.model.config.id2label, label_names)
-        self.i_ent = models.label_index(self.labels, "entailment")
-        if self.i_ent is None:
-            raise models.LabelOrderError(f"no entailment label among {self.labels}")
-        self.i_con = models.label_index(self.labels, "contradiction")
+        if head == "logit0-sigmoid":
+            if label_names is not None:
+                raise ValueError("label_names does not apply to head='logit0-sigmoid' (one logit, read through a sigmoid)")
+            # P(consistent) = sigmoid(logit 0); the second column is its complement
+            self.labels = ("entailment", "not_entailment")
+            self.i_ent, self.i_con = 0, None
+        else:
+            try:
+                self.labels = models.label_names(self.model.config.id2label, label_names)
+            except models.LabelOrderError as exc:
+                if int(self.model.config.num_labels) == 1:
+                    raise models.LabelOrderError(f"{exc}. This checkpoint has one logit: for WeCheck's "
+                                                 "sigmoid(logits[:, 0]) pass head='logit0-sigmoid'") from None
+                raise
+            self.i_ent = models.label_index(self.labels, "entailment")
+            if self.i_ent is None:
+                raise models.LabelOrderError(f"no entailment label among {self.labels}")
+            self.i_con = models.label_index(self.labels, "contradiction")
         lim = int(getattr(self.tok, "model_max_length", 512) or 512)
         pos = getattr(self.model.config, "max_position_embeddings", None) or lim
         self.max_length = max_length or min(lim, 512, int(pos))
@@ -100,7 +167,11 @@ class NLIEngine:
                 feats = {k: v.to(self.device) for k, v in feats.items()}
                 assert "attention_mask" in feats
                 logits = self.model(**feats).logits.float()
-                out[b] = torch.softmax(logits, dim=-1).double().cpu().numpy()
+                if self.head == "logit0-sigmoid":
+                    p = torch.sigmoid(logits[:, 0])
+                    out[b] = torch.stack([p, 1.0 - p], dim=-1).double().cpu().numpy()
+                else:
+                    out[b] = torch.softmax(logits, dim=-1).double().cpu().numpy()
         return out[[index[p] for p in pairs]]
 
     def hyp_budget(self, hyps: list[str], min_chunk: int) -> tuple[list[str], list[int], list[bool]]:
@@ -136,14 +207,18 @@ class NLIScorer(ModelScorer):
             raise ValueError("mode must be 'document' or 'sentence'")
         if c.aggregation not in ("mean", "min"):
             raise ValueError("aggregation must be 'mean' or 'min'")
+        if c.head not in NLI_HEADS:
+            raise ValueError(f"head must be one of {NLI_HEADS}; got {c.head!r}")
 
     def tag(self):
-        return f"{models.short_name(self.config.checkpoint)}-{self.config.mode[:3]}"
-
+        c = self.config
+        extra = "" if c.head == "auto" else f"-{c.head}"
+        return f"{models.short_name(c.checkpoint)}-{c.mode[:3]}{extra}"
 
     def _load(self):
         c = self.config
-        self.engine = NLIEngine(c.checkpoint, c.revision, c.label_names, c.max_length, c.dtype, c.device)
+        self.engine = make_engine(c.checkpoint, c.revision, c.label_names, c.max_length, c.dtype, c.device,
+                                  c.head)
 
     def _score(self, groundings, generations, batch_size, progress):
         from tfc.text.chunking import chunk_many
