@@ -184,3 +184,45 @@ def test_significance_skips_a_one_class_set_and_names_it(toy_data):
     assert (sig["n_examples"] == 6).all()
     # every set one-class: no table at all
     assert I.significance_vs_lexical(m, baselines=("f1",), datasets=["toyc"], n=10).empty
+
+
+@pytest.fixture(scope="module")
+def tiny_nli(tmp_path_factory):
+    """A tiny random 3-way BERT classifier (word-level vocabulary) saved as an HF directory."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny_probe")
+    words = "the a man woman is are in on of and dog . , 's n't".split()
+    (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words) + "\n")
+    BertTokenizerFast(vocab=str(d / "vocab.txt"), do_lower_case=True).save_pretrained(d)
+    cfg = BertConfig(vocab_size=5 + len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=512, num_labels=3,
+                     id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+                     label2id={"entailment": 0, "neutral": 1, "contradiction": 2})
+    import torch
+
+    torch.manual_seed(0)
+    BertForSequenceClassification(cfg).save_pretrained(d)
+    return d
+
+
+def test_identity_probe_on_a_tiny_model(tiny_nli, data_dir):
+    pytest.importorskip("spacy")
+    from tfc.scorers.nli import NLIEngine
+
+    got = I.identity_probe({"tiny": str(tiny_nli), "absent": str(tiny_nli / "nope")}, n=6, seed=1)
+    tiny = got[got["model"] == "tiny"].set_index("form")
+    assert list(tiny.index) == ["identical", "PTB form"] and (tiny["pairs"] == 6).all()
+    assert got.loc[got["model"] == "absent", "pairs"].tolist() == [0]
+    for col in ("mean P(entail)", "mean P(contradict)", "share read as entailment"):
+        assert tiny[col].between(0, 1).all()
+    # the identical form by hand: the same 6 premises, each paired with itself
+    from tfc import data
+
+    pool = pd.concat([data.load(d)["grounding"] for d in ("snli_devtest", "taxinli")], ignore_index=True)
+    pool = pd.Series(pd.unique(pool))
+    sents = pool[pool.str.split().str.len().between(6, 45)].sample(n=6, random_state=1).tolist()
+    eng = NLIEngine(str(tiny_nli), None, None, None, "float32", None)
+    p = eng.probs([(s, s) for s in sents], 4, False)
+    assert tiny.loc["identical", "mean P(entail)"] == pytest.approx(float(p[:, eng.i_ent].mean()), abs=1e-6)
+    assert tiny.loc["identical", "share read as entailment"] == pytest.approx(float((p.argmax(1) == eng.i_ent).mean()))

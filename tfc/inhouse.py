@@ -29,8 +29,13 @@ SUMMAC_SETS = ("summac_cogensumm", "summac_xsumfaith", "summac_polytope", "summa
                "summac_frank", "summac_summeval")
 ABLATION_SAMPLE = 200      # per TRUE set, stratified by label, for the splitting ablation
 ABLATION_SEED = 0
-SENT_CHECKPOINT = "tfc/sent-minilm"
-SENT_SOURCE = "tfc/sent-minilm-fp32"   # the training run's own weights, before the int8 release
+# The shipped sentence-level model. v2 continued v1's training on the v2 mix (copy and compression positives,
+# tfc.train.mix.SENTENCE_MIX_VERSIONS) after v1 was found to call identical sentences a contradiction; v1's
+# release was replaced (its weights stay in git history, its record and scores stay committed).
+SENT_CHECKPOINT = "tfc/sent-minilm-v2"
+SENT_SOURCE = "tfc/sent-minilm-v2-fp32"   # the training run's own weights, before the int8 weight-only release
+SENT_LABEL = "sent-minilm-v2"
+SENT_V1 = "tfc/sent-minilm"               # the first sentence-level model (record and caches only)
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 
@@ -46,8 +51,9 @@ def plans() -> dict[str, list[dict]]:
     true9 = _true_sets()
     nli = {"scorer": "nli", "overrides": {"checkpoint": "tfc/nli-minilm", "mode": "document"}}
     align = {"scorer": "alignscore", "overrides": {"checkpoint": "tfc/alignscore-minilm"}}
-    sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}}
-    sent32 = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}}
+    # fp32 is the preset: int8-dynamic drifted by more than 0.2 AUC (the drift plan below measures it again)
+    sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}}
+    sent8 = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}}
     out = {
         "nli-true": [{**nli, "dataset": d} for d in true9],
         "alignscore-true": [{**align, "dataset": d} for d in true9],
@@ -59,11 +65,11 @@ def plans() -> dict[str, list[dict]]:
                                for m in (align, nli) for d in SUMMAC_SETS],
         "summac-val-sample": [{**m, "dataset": d, "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED, "split": "val"}
                               for m in (align, nli) for d in SUMMAC_SETS],
-        # the sentence-level model, SummaC-ZS style, int8 dynamic quantisation on the CPU (cheap sets first)
+        # the sentence-level model, SummaC-ZS style, fp32 (cheap sets first); its rows include the drift rows
         "sent-true": [{**sent, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)],
-        "sent-true-fp32-sample": [{**sent32, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+        "sent-true-fp32-sample": [{**sent, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
                                   for d in sorted(true9, key=SENT_ORDER.index)],
-        "sent-true-int8-sample": [{**sent, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+        "sent-true-int8-sample": [{**sent8, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
                                   for d in sorted(true9, key=SENT_ORDER.index)],
 
         "sent-summac": [{**sent, "dataset": d} for d in SUMMAC_SETS],
@@ -72,7 +78,7 @@ def plans() -> dict[str, list[dict]]:
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
             for sp in ("chunk", "document", "smart-l", "smart-n") for d in true9],
     }
-    # the unquantised training output (artifacts/sent-minilm-fp32, not shipped) on the drift rows: only where
+    # the unquantised training output (artifacts/sent-minilm-v2-fp32, not shipped) on the drift rows: only where
     # that directory exists (a fresh clone has the release alone), so `make reproduce` never asks for it
     if (config.artifacts_dir() / SENT_SOURCE[4:]).is_dir():
         out["sent-true-source-sample"] = [
@@ -628,13 +634,15 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
-           "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table"]
+           "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table",
+           "SENT_LABEL", "SENT_FAST", "identity_probe", "recorded_identity_probe"]
 
 
 # --------------------------------------------------------------------------------------------------
 # the sentence-level model (tfc/sent-minilm) on the full sets, beside the cheap baselines
 
-SENT_MODELS = {"sent-minilm": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})}
+SENT_MODELS = {SENT_LABEL: ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"})}
+SENT_FAST = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})   # drift-checked, not the preset
 SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {}),
                   "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"})}
 
@@ -732,11 +740,63 @@ TRIED = (
     {"variant": "alignscore-minilm, published chunk reading", "checkpoint": "tfc/alignscore-minilm",
      "scorer": ("alignscore", {"checkpoint": "tfc/alignscore-minilm"}),
      "data": "3-way + binary + regression sources, perturbation-only synthetic pairs, 256 tokens, fp32"},
-    {"variant": "sent-minilm, SummaC-ZS reading (int8 dynamic)", "checkpoint": SENT_CHECKPOINT,
-     "scorer": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}),
-     "data": "sentence mix: human-labelled sentence pairs, word-order contrast, leave-one-out passages, "
-             "WeCheck ANLI teacher targets; 128 tokens, fp32"},
+    {"variant": "sent-minilm (v1), SummaC-ZS reading (int8 dynamic)", "checkpoint": SENT_V1,
+     "scorer": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "int8-dynamic"}),
+     "data": "sentence mix v1: human-labelled sentence pairs, word-order contrast, leave-one-out passages, "
+             "WeCheck ANLI teacher targets; 128 tokens, fp32, 2100 steps from MiniLM"},
+    {"variant": "sent-minilm (v1), SummaC-ZS reading (fp32, 60-row samples)", "checkpoint": SENT_V1,
+     "scorer": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "float32"}),
+     "data": "as above, unquantised inference"},
+    {"variant": "sent-minilm-v2, SummaC-ZS reading (fp32)", "checkpoint": SENT_CHECKPOINT,
+     "scorer": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}),
+     "data": "sentence mix v2 (v1 + identical-sentence and PTB-form copies, PP-deletion compressions); "
+             "continued from v1's weights, v1's dev rows held out; 128 tokens, fp32"},
 )
+
+
+def recorded_identity_probe(checkpoint: str = SENT_CHECKPOINT) -> pd.DataFrame:
+    """The :func:`identity_probe` rows recorded on a model's card by :func:`record_release` (the v1 weights
+    it compares against are not shipped, so the book reads the recorded rows); empty when absent."""
+    from tfc import models
+
+    try:
+        rec = models.training_record(checkpoint)
+    except FileNotFoundError:
+        return pd.DataFrame()
+    return pd.DataFrame((rec.get("eval_results") or {}).get("identity_probe", []))
+
+
+def identity_probe(checkpoints: dict, n: int = 200, seed: int = 0) -> pd.DataFrame:
+    """How a 3-way model reads a sentence paired with itself: the diagnosis behind sentence mix v2.
+
+    ``n`` premises of the human-labelled SNLI dev/test and TaxiNLI pairs (6-45 words, seeded), each paired with
+    itself and with its lower-cased PTB-tokenised form (the form CNN/DM and XSum summaries come in). Per
+    model and form: mean P(entail), mean P(contradict), and the share whose most probable label is
+    entailment. A sound NLI model puts nearly all of them at entailment."""
+    from tfc import data
+    from tfc.scorers.nli import NLIEngine
+    from tfc.train.contrast import ptb_form
+    from tfc.train.synthetic import load_nlp
+
+    pool = pd.concat([data.load(d)["grounding"] for d in ("snli_devtest", "taxinli")], ignore_index=True)
+    pool = pd.Series(pd.unique(pool))
+    pool = pool[pool.str.split().str.len().between(6, 45)]
+    sents = pool.sample(n=min(n, len(pool)), random_state=seed).tolist()
+    forms = {"identical": sents, "PTB form": [ptb_form(d) for d in load_nlp().pipe(sents)]}
+    rows = []
+    for label, ckpt in checkpoints.items():
+        try:
+            eng = NLIEngine(ckpt, None, None, None, "float32", None)
+        except FileNotFoundError as exc:
+            rows.append({"model": label, "form": "n/a", "pairs": 0, "note": str(exc)})
+            continue
+        for form, hyps in forms.items():
+            p = eng.probs(list(zip(sents, hyps)), 32, False)
+            rows.append({"model": label, "form": form, "pairs": len(sents),
+                         "mean P(entail)": float(p[:, eng.i_ent].mean()),
+                         "mean P(contradict)": float(p[:, eng.i_con].mean()),
+                         "share read as entailment": float((p.argmax(1) == eng.i_ent).mean())})
+    return pd.DataFrame(rows)
 
 
 def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
@@ -767,7 +827,7 @@ def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
+def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
     """Put the release's facts on the model card: scheme, size, identities, the largest probability change
     on the release's check pairs against the unquantised source, and the sampled AUC drift of (a) the release
     against the source (both fp32) and (b) int8-dynamic inference against fp32 (both on the release)."""
@@ -782,7 +842,7 @@ def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, dataset
                        "max_abs_prob_diff_on_check_pairs": round(float(np.abs(src_probs - np.array(meta["check_probs"])).max()), 6)}}
     sc = named_scorers({"source": ("summac-zs", {"checkpoint": source, "dtype": "float32"}),
                         "release": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "float32"}),
-                        "int8": SENT_MODELS["sent-minilm"]})
+                        "int8": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic"})})
     if {"source", "release"} <= set(sc):
         d = drift_table(sc["source"], sc["release"], datasets)
         out["drift_release_vs_source"] = d.round(4).to_dict("records")
@@ -791,11 +851,12 @@ def record_release(name: str = "sent-minilm", source: str = SENT_SOURCE, dataset
         out["drift_int8_vs_fp32"] = d.round(4).to_dict("records")
     from tfc.train.mix import qafacteval_check
 
-    if "int8" in sc:
-        aucs = full_set_aucs({"int8": sc["int8"]}, datasets)
+    if "release" in sc:
+        aucs = full_set_aucs({"release": sc["release"]}, datasets)
         out["true_full_sets"] = aucs.drop(columns=["model"]).round(4).to_dict("records")
 
     out["data_checks"] = {"wecheck_qafacteval_score": [qafacteval_check(t) for t in ("dialogue", "paws")]}
+    out["identity_probe"] = identity_probe({"sent-minilm (v1)": SENT_V1, name: f"tfc/{name}"}).round(4).to_dict("records")
     if notes:
         out["notes"] = list(notes)
     record_eval_results(config.artifacts_dir() / name, out)
