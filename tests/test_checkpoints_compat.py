@@ -442,3 +442,203 @@ def test_generic_labels_need_an_explicit_order(tmp_path):
     s = S.get("summac-zs", checkpoint=str(tmp_path / "gen"), label_names=("entailment", "contradiction", "neutral"))
     s.load()
     assert (s.engine.i_ent, s.engine.i_con) == (0, 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# 4. Q²: T5 QG (mrm8488/t5-base-finetuned-question-generation-ap) + ALBERT SQuAD2 QA
+#    (ktrapeznikov/albert-xlarge-v2-squad-v2); QAGS: BART QG (after transformers' fairseq conversion)
+
+@pytest.fixture(scope="module")
+def tiny_t5_qg(tmp_path_factory):
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    d = tmp_path_factory.mktemp("t5_qg")
+    tok = _t5_tokenizer()
+    cfg = T5Config(vocab_size=len(tok), d_model=32, d_kv=8, d_ff=64, num_layers=1, num_decoder_layers=1,
+                   num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    torch.manual_seed(8)
+    model = T5ForConditionalGeneration(cfg).eval()
+    model.save_pretrained(d)
+    tok.save_pretrained(d)
+    return d, model, tok
+
+
+@pytest.fixture(scope="module")
+def tiny_bart_qg(tmp_path_factory):
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    d = tmp_path_factory.mktemp("bart_qg")
+    tok = _roberta_tokenizer()        # BART's byte-level BPE vocabulary layout (<s> 0, <pad> 1, </s> 2)
+    cfg = BartConfig(vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                     decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=256,
+                     pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+                     forced_bos_token_id=0)
+    torch.manual_seed(9)
+    model = BartForConditionalGeneration(cfg).eval()
+    model.save_pretrained(d)
+    tok.save_pretrained(d)
+    return d, model, tok
+
+
+@pytest.fixture(scope="module")
+def tiny_albert_qa(tmp_path_factory):
+    from transformers import AlbertConfig, AlbertForQuestionAnswering, AutoTokenizer
+
+    from tfc.models.tiny import make_tiny_classifier
+
+    d = tmp_path_factory.mktemp("albert_qa")
+    make_tiny_classifier(d)
+    for f in ("config.json", "model.safetensors"):
+        (d / f).unlink()
+    tok = AutoTokenizer.from_pretrained(d)
+    cfg = AlbertConfig(vocab_size=len(tok), embedding_size=16, hidden_size=32, num_hidden_layers=2,
+                       num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    torch.manual_seed(10)
+    model = AlbertForQuestionAnswering(cfg).eval()
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    model.save_pretrained(d)
+    return d, model, tok
+
+
+def _greedy(model, tok, text, num_beams=1, n=1):
+    enc = tok([text], return_tensors="pt")
+    with torch.no_grad():
+        out = model.generate(**enc, num_beams=num_beams, num_return_sequences=n, max_new_tokens=64, do_sample=False)
+    return [q.strip() for q in tok.batch_decode(out, skip_special_tokens=True)]
+
+
+def test_q2_t5_qg_prompt_and_output(tiny_t5_qg):
+    from tfc.scorers.qgqa import Seq2SeqQG, T5_AP_TEMPLATE
+
+    d, model, tok = tiny_t5_qg
+    qg = Seq2SeqQG(str(d))
+    assert qg.template == T5_AP_TEMPLATE == "answer: {answer}  context: {context}"
+    got = qg.generate(["The team won the game."], ["the team"])[0]
+    want = _greedy(model, tok, "answer: the team  context: The team won the game.")
+    assert [q for q, _ in got] == [q[len("question:"):].strip() if q.lower().startswith("question:") else q for q in want]
+
+
+def test_qags_bart_qg_template_and_beams(tiny_bart_qg):
+    from tfc.scorers.qgqa import QAGS_TEMPLATE, Seq2SeqQG
+
+    d, model, tok = tiny_bart_qg
+    qg = Seq2SeqQG(str(d), template=QAGS_TEMPLATE, num_beams=3, num_return=2)
+    got = qg.generate(["The cat sat on the mat."], ["the mat"])[0]
+    want = _greedy(model, tok, "The cat sat on the mat. [ANS] the mat", num_beams=3, n=2)
+    assert [q for q, _ in got] == want
+    assert got[0][1] >= got[1][1]           # beams come back best first, with their scores
+
+
+def test_qags_and_q2_configs_take_the_template(tiny_bart_qg):
+    from tfc.scorers.qgqa import QAGS_TEMPLATE
+
+    base = S.get("qags")
+    assert "qg_template" not in base.config.signature_fields()
+    s = S.get("qags", qg_backend="seq2seq", qg_checkpoint=str(tiny_bart_qg[0]), qg_template=QAGS_TEMPLATE)
+    assert s._qg().template == QAGS_TEMPLATE
+    assert S.get("q2", qg_template=QAGS_TEMPLATE).signature != S.get("q2").signature
+    with pytest.raises(ValueError, match="qg_template"):
+        S.get("qags", qg_template="{context} only")
+
+
+def test_albert_squad2_qa_span_and_null(tiny_albert_qa):
+    """ExtractiveQA on an ALBERT QA head: best span score minus the null ([CLS]) score, by hand."""
+    from tfc.scorers.qgqa import ExtractiveQA
+
+    d, model, tok = tiny_albert_qa
+    q, c = "who won the game?", "The team won the game in 2001."
+    res = ExtractiveQA(str(d), max_length=64, stride=16).answer([q], [c])[0]
+    enc = tok(q, c, return_tensors="pt", return_offsets_mapping=True)
+    offs = enc.pop("offset_mapping")[0]
+    with torch.no_grad():
+        out = model(**enc)
+    st, en = out.start_logits[0].numpy(), out.end_logits[0].numpy()
+    ctx = [i for i, s in enumerate(enc.sequence_ids(0)) if s == 1]
+    best = max((st[a] + en[b], a, b) for a in ctx for b in ctx if a <= b < a + 30)
+    null = st[0] + en[0]
+    assert res.score == pytest.approx(best[0] - null, abs=1e-5)
+    if best[0] - null > 0:
+        assert res.text == c[int(offs[best[1]][0]):int(offs[best[2]][1])]
+    else:
+        assert res.text == "" and not res.has_answer
+
+
+def test_q2_end_to_end_with_t5_qg_and_albert_qa(tiny_t5_qg, tiny_albert_qa):
+    pytest.importorskip("spacy")
+    s = S.get("q2", qg_backend="seq2seq", qg_checkpoint=str(tiny_t5_qg[0]), qa_checkpoint=str(tiny_albert_qa[0]),
+              use_nli=False, qa_max_length=64, qa_stride=16)
+    got = s.score(["The team won the game in 2001."], ["The team won the game."], progress=False)
+    assert got.shape == (1,) and (np.isnan(got[0]) or 0.0 <= got[0] <= 1.0)
+    comp = s.components()
+    assert comp["qg"] == models.identity(str(tiny_t5_qg[0])) and comp["qa"] == models.identity(str(tiny_albert_qa[0]))
+
+
+def test_overlong_question_is_cut_not_fatal(tiny_albert_qa):
+    """A degenerate generated question longer than the QA window used to make the tokenizer refuse the batch."""
+    from tfc.scorers.qgqa import ExtractiveQA
+
+    qa = ExtractiveQA(str(tiny_albert_qa[0]), max_length=64, stride=16)
+    res = qa.answer(["who won " * 80 + "?", "who won?"], ["The team won the game.", "The team won the game."])
+    assert len(res) == 2 and all(np.isfinite(r.score) or r.score == float("-inf") for r in res)
+
+
+# --------------------------------------------------------------------------------------------------
+# 5. no trust_remote_code, no unrestricted unpickling anywhere in the project's code
+
+def _project_python_files():
+    """Every .py of the project except this file (which holds the patterns as test data), and the notebooks."""
+    for sub in ("tfc", "scripts", "benchmarks", "tests"):
+        yield from (f for f in sorted((ROOT / sub).rglob("*.py")) if f.resolve() != Path(__file__).resolve())
+    yield from sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_no_trust_remote_code():
+    pat = re.compile(r"trust_remote_code\s*=\s*True")
+    hits = [f"{f.relative_to(ROOT)}:{i}" for f in _project_python_files()
+            for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1) if pat.search(line)]
+    assert not hits, f"trust_remote_code=True found: {hits}"
+
+
+def _torch_load_calls(text: str):
+    """Each ``torch.load(`` call's full argument text (balanced parentheses)."""
+    for m in re.finditer(r"\btorch\.load\(", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        yield text[m.start():i]
+
+
+# Known offender outside this issue's files: the trainer's resume state (tfc/train/core.py, _load_resume) reads
+# its own file with weights_only=False (RNG states). Reported to the lead; the strict xfail below turns red
+# as soon as it is fixed, so this allow-list cannot outlive it.
+KNOWN_UNPICKLERS = {"tfc/train/core.py"}
+
+
+def _unrestricted_loads():
+    bad = []
+    for f in _project_python_files():
+        text = f.read_text(errors="replace")
+        for call in _torch_load_calls(text):
+            if not re.search(r"weights_only\s*=\s*True", call):
+                bad.append((str(f.relative_to(ROOT)), " ".join(call.split())[:120]))
+    return bad
+
+
+def test_every_torch_load_is_weights_only():
+    bad = [b for b in _unrestricted_loads() if b[0] not in KNOWN_UNPICKLERS]
+    assert not bad, f"torch.load without weights_only=True: {bad}"
+    pickles = [str(f.relative_to(ROOT)) for f in (ROOT / "tfc").rglob("*.py")
+               if re.search(r"\bpickle\.loads?\(|\bdill\.load|\bjoblib\.load\(", f.read_text(errors="replace"))]
+    assert not pickles, f"direct unpickling in {pickles}"
+
+
+@pytest.mark.xfail(strict=True, reason="tfc/train/core.py _load_resume uses weights_only=False (see KNOWN_UNPICKLERS)")
+def test_no_unrestricted_torch_load_at_all():
+    assert not _unrestricted_loads()
+
+
+def test_the_grep_would_catch_an_offender():
+    assert list(_torch_load_calls("x = torch.load(path,\n map_location='cpu')")) and not re.search(
+        r"weights_only\s*=\s*True", next(_torch_load_calls("x = torch.load(path, map_location='cpu')")))

@@ -68,6 +68,11 @@ class QAGSConfig(ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
+    # the seq2seq QG input ({answer}, {context}); added after caches were committed, so the default stays out
+    # of the signature hash (ADDED). T5_AP_TEMPLATE fits mrm8488/t5-base-finetuned-question-generation-ap
+    # (Q²'s QG); QAGS's own QG data read "{context} [ANS] {answer}" (tfc.scorers.qgqa.QAGS_TEMPLATE).
+    qg_template: str = "answer: {answer}  context: {context}"
+    ADDED = {"qg_template": "answer: {answer}  context: {context}"}
 
 
 def pick_candidates(cands: list, n: int, fill: str, rng: np.random.Generator) -> list:

@@ -293,6 +293,11 @@ class RuleQG(QuestionGenerator):
         return out
 
 
+# QG input templates of the papers' checkpoints ({answer}, {context})
+T5_AP_TEMPLATE = "answer: {answer}  context: {context}"   # mrm8488/t5-base-finetuned-question-generation-ap (Q²)
+QAGS_TEMPLATE = "{context} [ANS] {answer}"                # QAGS's QG data (qg_utils.py: f"{txt} [ANS] {ans}")
+
+
 class Seq2SeqQG(QuestionGenerator):
     """An HF seq2seq QG model. ``num_beams=1`` is greedy; ``num_return <= num_beams`` beams come back
     with their sequence scores (length-penalised log-probabilities). ``template`` receives
@@ -301,7 +306,7 @@ class Seq2SeqQG(QuestionGenerator):
     name = "seq2seq"
 
     def __init__(self, checkpoint: str, revision: str | None = None, num_beams: int = 1, num_return: int = 1,
-                 max_new_tokens: int = 64, template: str = "answer: {answer}  context: {context}",
+                 max_new_tokens: int = 64, template: str = T5_AP_TEMPLATE,
                  strip_prefix: str = "question:", device: str | None = None, batch_size: int = 8,
                  max_input_length: int = 512):
         if num_return > num_beams:
@@ -445,7 +450,12 @@ class ExtractiveQA:
         self.load()
         tok = self.tok
         pad_right = tok.padding_side == "right"
-        enc = tok([q for q, _ in uniq], [c for _, c in uniq], truncation="only_second",
+        # a question too long to leave room for a context window (a degenerate generated question) is cut
+        # to half the window; the tokenizer would otherwise refuse the whole batch
+        q_max = self._max_len // 2
+        q_ids = tok([q for q, _ in uniq], add_special_tokens=False, verbose=False)["input_ids"]
+        qs = [tok.decode(ids[:q_max]) if len(ids) > q_max else q for ids, (q, _) in zip(q_ids, uniq)]
+        enc = tok(qs, [c for _, c in uniq], truncation="only_second",
                   max_length=self._max_len, stride=self.stride, return_overflowing_tokens=True,
                   return_offsets_mapping=True, padding=False)
         owner = enc["overflow_to_sample_mapping"]
@@ -530,6 +540,7 @@ class NLIComparer:
 
 __all__ = ["normalize_answer", "squad_em", "squad_f1", "load_nlp", "parse", "Candidate", "answer_candidates",
            "wh_word", "rule_questions", "QuestionGenerator", "RuleQG", "Seq2SeqQG", "question_generator",
+           "T5_AP_TEMPLATE", "QAGS_TEMPLATE",
            "QAResult", "ExtractiveQA", "NLIComparer", "NO_ANSWER"]
 
 
@@ -553,13 +564,17 @@ class QGQAScorerBase:
         c = self.config
         if c.qg_backend not in ("rule", "seq2seq"):
             raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        t = getattr(c, "qg_template", T5_AP_TEMPLATE)
+        if not isinstance(t, str) or "{answer}" not in t or "{context}" not in t:
+            raise ValueError(f"qg_template must contain {{answer}} and {{context}}; got {t!r}")
 
     def _qg(self) -> QuestionGenerator:
         c = self.config
         if c.qg_backend == "rule":
             return RuleQG(num_return=min(c.qg_num_return, 2))
         return question_generator(c.qg_backend, c.qg_checkpoint, num_beams=c.qg_num_beams,
-                                  num_return=c.qg_num_return, device=c.device)
+                                  num_return=c.qg_num_return, device=c.device,
+                                  template=getattr(c, "qg_template", T5_AP_TEMPLATE))
 
     def _qa(self) -> ExtractiveQA:
         c = self.config
