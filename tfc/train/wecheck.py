@@ -33,13 +33,14 @@ encoder). Its score is ``P(entailment)`` (softmax over the three classes), the s
 scorer reads, and the loss is binary cross-entropy between that probability and ``p(y+)``
 (:func:`tfc.train.labelmodel.noise_aware_loss`), so the checkpoint stays an ordinary NLI model that the
 ``wecheck`` scorer (and ``nli``) load unchanged. The labels are fixed (computed once before training).
-AdamW, linear warm-up then decay, gradient clipping 1.0; seeding, saving and the model card come from
-:mod:`tfc.train.core`.
+The fine-tuning itself runs on the project's one training engine (:func:`tfc.train.core.train`, its
+``soft`` row task is exactly this loss; :func:`engine_config` maps the run's knobs onto it): pre-tokenised,
+length-bucketed batches, AdamW with linear warm-up and decay, gradient clipping, seeding, the run record
+and the model card. WeCheck keeps its own dev rows (the loss before and after training).
 """
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -389,16 +390,27 @@ def train_wecheck(cfg: WeCheckConfig | None = None, pool: pd.DataFrame | None = 
         torch.use_deterministic_algorithms(prev[1], warn_only=prev[2])
 
 
+def engine_config(cfg: WeCheckConfig, base_path: str):
+    """The one training engine's configuration for a WeCheck run: the 3-way head, ``soft`` rows (binary
+    cross-entropy between P(entailment) and the label model's probability, WeCheck's noise-aware loss),
+    the run's optimiser settings, no engine-side dev split (WeCheck holds out its own rows)."""
+    from tfc.train import core
+
+    return core.TrainConfig(
+        name=cfg.name, base=base_path, tasks=("3way",), max_length=cfg.max_length, batch_size=cfg.batch_size,
+        grad_accum=cfg.grad_accum, lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_ratio=cfg.warmup_ratio,
+        epochs=cfg.epochs, max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device,
+        loss_weights={"3way": 1.0, "soft": 1.0}, eval_rows=0, grad_clip=cfg.grad_clip, log_every=10,
+        num_threads=cfg.num_threads, save_dtype=cfg.save_dtype, length_pool=8, dtype="fp32")
+
+
 def _train(cfg, pool, leak_report, out_dir, progress, keep_model):
+    """Label the pool, hold out dev rows, then train with the one engine (:func:`tfc.train.core.train`)."""
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
     from tfc.train import core
-    from tfc.train.labelmodel import noise_aware_loss
 
     t0 = time.time()
-    if cfg.num_threads:
-        torch.set_num_threads(int(cfg.num_threads))
     if pool is None:
         pool, leak_report = weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
                                        progress=progress, with_own=tuple(c for c in cfg.signals if c in OURS))
@@ -411,111 +423,39 @@ def _train(cfg, pool, leak_report, out_dir, progress, keep_model):
     train_df = frame.drop(index=frame.index[dev_idx]).reset_index(drop=True)
 
     device = torch.device(cfg.device)
-    if device.type == "cpu":
-        torch.use_deterministic_algorithms(True, warn_only=True)
-    torch.manual_seed(cfg.seed)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device 'cuda' requested but torch sees no GPU")
     base_path = resolve_base(cfg.base)
-    model, tok = core.build_model(base_path, tasks=("3way",))
-    model.to(device)
-    if model.model.config.id2label.get(0, "").lower() != "entailment":
-        raise ValueError(f"{cfg.base}: expected id 0 = entailment, got {model.model.config.id2label}")
-    dev_before = frame_bce(model, tok, dev, cfg.max_length, str(device))
-
-    steps_per_epoch = math.ceil(len(train_df) / cfg.batch_size)
-    max_steps = max(1, int(round(cfg.epochs * steps_per_epoch)))
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
-    groups = [{"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
-               "weight_decay": cfg.weight_decay},
-              {"params": [p for n, p in model.named_parameters() if any(s in n for s in no_decay)],
-               "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(groups, lr=cfg.lr)
-    sched = get_linear_schedule_with_warmup(opt, int(math.ceil(cfg.warmup_ratio * max_steps)), max_steps)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    char_len = (train_df["text_a"].str.len() + train_df["text_b"].str.len()).to_numpy()
-    a_all, b_all = train_df["text_a"].to_numpy(), train_df["text_b"].to_numpy()
-    y_all = torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)
-
-    def batches():
-        # seeded permutation, length-grouped within pools of 8 batches (less padding on CPU), batch order shuffled
-        pool_n = cfg.batch_size * 8
-        while True:
-            perm = torch.randperm(len(train_df), generator=gen).numpy()
-            for s in range(0, len(perm), pool_n):
-                chunk = perm[s:s + pool_n]
-                chunk = chunk[np.argsort(char_len[chunk], kind="stable")]
-                cut = [chunk[i:i + cfg.batch_size] for i in range(0, len(chunk), cfg.batch_size)]
-                for j in torch.randperm(len(cut), generator=gen).tolist():
-                    yield cut[j]
-
-    it = batches()
-    model.train()
-    losses, log, step, stopped_by = [], [], 0, "epochs"
-    t_train = time.time()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=max_steps, desc=f"train {cfg.name}", unit="step", mininterval=10)
-    while step < max_steps:
-        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
-            stopped_by = "max_minutes"
-            break
-        idx = next(it)
-        p = _p_entail(model, tok, a_all[idx], b_all[idx], cfg.max_length, device)
-        loss = noise_aware_loss(p, y_all[idx].to(device))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        if cfg.grad_clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        sched.step()
-        step += 1
-        losses.append(float(loss.detach()))
-        if step % 10 == 0 or step == 1 or step == max_steps:
-            log.append({"step": step, "loss": losses[-1], "lr": sched.get_last_lr()[0],
-                        "elapsed_s": round(time.time() - t_train, 2)})
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    train_s = time.time() - t_train
-    dev_after = frame_bce(model, tok, dev, cfg.max_length, str(device))
-    wall = time.time() - t0
-    examples = step * cfg.batch_size
-    summary = {
-        "name": f"tfc/{cfg.name}", "base_model": cfg.base, "base_model_path": base_path,
+    ecfg = engine_config(cfg, base_path)
+    # the model the engine starts from (same seed, same construction): the dev loss before training
+    torch.manual_seed(cfg.seed)
+    start, tok = core.build_model(base_path, tasks=("3way",))
+    dev_before = frame_bce(start.to(device), tok, dev, cfg.max_length, str(device))
+    del start
+    mix_report = {"leakage": (leak_report.to_dict("records") if isinstance(leak_report, pd.DataFrame)
+                              else leak_report or []),
+                  "labels": label_rep, "signal_doc": {s: SIGNAL_DOC.get(s, s) for s in label_rep["signals"]}}
+    target = None if out_dir is False else (Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name)
+    rows = train_df.assign(task="soft")[["text_a", "text_b", "task", "label", "source"]]
+    res = core.train(rows, ecfg, out_dir=False if target is None else target, mix_report=mix_report,
+                     progress=progress, keep_model=True, resume=False)
+    dev_after = frame_bce(res.model, res.tokenizer, dev, cfg.max_length, str(device))
+    summary = dict(res.summary)
+    summary.update({
         "config": asdict(cfg) | {"tasks": list(cfg.tasks), "signals": list(cfg.signals)},
+        "engine_config": res.summary["config"],
         "loss": "BCE(P(entailment), p(y+)): binary cross-entropy of the 3-way head's entailment probability "
-                "against the fixed probabilistic label (hard labels: rounded)",
-        "id2label": {str(k): v for k, v in core.ID2LABEL.items()},
+                "against the fixed probabilistic label (hard labels: rounded); the engine's `soft` rows",
         "mix": {"rows": int(len(frame)), "train_rows": int(len(train_df)), "dev_rows": int(len(dev)),
                 "sha256": core.frame_sha256(frame), "by_source": core.mix_table(frame).to_dict("records")},
-        "mix_report": {"leakage": (leak_report.to_dict("records") if isinstance(leak_report, pd.DataFrame)
-                                   else leak_report or []),
-                       "labels": label_rep, "signal_doc": {s: SIGNAL_DOC.get(s, s) for s in label_rep["signals"]}},
-        "steps": step, "examples_seen": examples, "stopped_by": stopped_by,
-        "first_loss": losses[0] if losses else None,
-        "last_loss_mean10": float(np.mean(losses[-10:])) if losses else None,
-        "pool_seconds": round(t_pool, 1), "train_seconds": round(train_s, 1), "wall_seconds": round(wall, 1),
-        "examples_per_second": round(examples / train_s, 2) if train_s > 0 else None,
-        "device": core._device_name(device), "dtype": "fp32", "torch_threads": torch.get_num_threads(),
-        "versions": core._versions(),
+        "pool_seconds": round(t_pool, 1), "wall_seconds": round(time.time() - t0, 1),
         "dev_eval": {"reg": {"rows": int(len(dev)), "bce_before": round(dev_before, 5), "bce_after": round(dev_after, 5)}},
-        "eval_results": {},
-        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    target = None
-    if out_dir is not False:
-        target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
-        core.save_checkpoint(model, tok, target)
-        if cfg.save_dtype != "fp32":
-            core.convert_checkpoint_dtype(target, cfg.save_dtype)
+    })
+    if target is not None:
         (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-        with open(target / "train_log.jsonl", "w") as fh:
-            for rec in log:
-                fh.write(json.dumps(rec) + "\n")
         core.write_model_card(target, summary)
-    return WeCheckResult(target, step, losses, summary, model if keep_model else None, tok if keep_model else None)
+    return WeCheckResult(target, res.steps, res.losses, summary, res.model if keep_model else None,
+                         res.tokenizer if keep_model else None)
 
 
 def write_record(name: str) -> Path:
