@@ -8,8 +8,10 @@ WeCheck scores a whole hypothesis). The class only changes the name (so its cach
 its own) and the default checkpoint; every :class:`~tfc.scorers.nli.NLIConfig` field applies.
 
 The original WeCheck checkpoint (``nightdessert/WeCheck``, DeBERTa-v3 with a single logit read
-through a sigmoid) is not loadable offline here and has no entailment label; it is not supported by
-this class.
+through a sigmoid) is read with ``head="logit0-sigmoid"`` (``sigmoid(logits[:, 0])``), which the
+default ``head="auto"`` picks for any one-logit classifier; see :class:`~tfc.scorers.nli.NLIConfig`
+and ``book/checkpoints.md``. It cannot be downloaded here; a tiny DeBERTa-v2 of the same layout is
+tested in ``tests/test_checkpoints_compat.py``.
 """
 from __future__ import annotations
 
