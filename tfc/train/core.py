@@ -130,9 +130,10 @@ class TrainConfig:
         return tuple(self.tasks) + (("soft",) if "3way" in self.tasks else ())
 
     def validate(self) -> None:
+        # the heads; empty for an objective that brings its own head (PairObjective requires at least one)
         bad = set(self.tasks) - set(TASKS)
-        if bad or not self.tasks:
-            raise ValueError(f"tasks must be a non-empty subset of {TASKS}; got {self.tasks}")
+        if bad:
+            raise ValueError(f"tasks must be a subset of {TASKS}; got {self.tasks}")
         for k in ("max_length", "batch_size", "grad_accum", "max_steps"):
             if int(getattr(self, k)) < 1:
                 raise ValueError(f"{k} must be >= 1; got {getattr(self, k)}")
@@ -638,17 +639,75 @@ def _load_resume(path: Path, key: str):
 
     if not path.is_file():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=False)  # our own file, written by _save_resume
+    state = torch.load(path, map_location="cpu", weights_only=True)   # tensors and primitives only
     if state.get("key") != key:
         raise ValueError(f"{path} belongs to another run (config or data changed: key {state.get('key')} != {key}); "
                          "delete it or pass resume=False")
     return state
 
 
+# ---- objectives -----------------------------------------------------------------------------------
+#
+# The loop below is the same for every in-house model; what differs is the *objective*: which rows a frame
+# holds, the model it builds, how rows become token arrays and targets, the loss, the dev metrics and how
+# the checkpoint is saved. PairObjective is the default (the multi-head pair classifier: 3way, bin, reg
+# and soft rows); tfc.train.qa.SpanObjective trains the extractive QA model on the same loop.
+
+class PairObjective:
+    """Pair classification on the multi-head model (:func:`build_model`): rows ``text_a, text_b, task,
+    label, source``; the loss of :func:`_loss`; dev metrics of :func:`evaluate_frame`."""
+
+    kind = "pairs"
+    loss_doc = "w3*CE3 + wb*CEbin + wr*MSE + ws*BCE(P(entail), teacher), each term summed over its rows / batch rows"
+
+    def validate(self, df: pd.DataFrame, cfg: "TrainConfig") -> pd.DataFrame:
+        if not cfg.tasks:
+            raise ValueError(f"tasks must be a non-empty subset of {TASKS}; got {cfg.tasks}")
+        return validate_frame(df, cfg.row_tasks())
+
+    def split(self, data: pd.DataFrame, cfg: "TrainConfig"):
+        return split_like_parent(data, cfg) if cfg.dev_from else split_eval(data, cfg.eval_rows, cfg.seed)
+
+    def data_sha(self, data: pd.DataFrame) -> str:
+        return frame_sha256(data)
+
+    def build(self, cfg: "TrainConfig"):
+        return build_model(cfg.base, cfg.tasks) if cfg.init is None else init_model(cfg.init, cfg.tasks)
+
+    def prepare(self, tok, train_df: pd.DataFrame, cfg: "TrainConfig", cache_dir):
+        """-> (Tokenized rows, targets): what the loop batches."""
+        import torch
+
+        toks = pretokenize(tok, train_df, cfg.max_length, cache_dir=cache_dir)
+        return toks, {"codes": torch.tensor(train_df["task"].map(TASK_CODE).to_numpy()),
+                      "labels": torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)}
+
+    def loss(self, model, feats: dict, targets: dict, idx, cfg: "TrainConfig", device, autocast):
+        with autocast:
+            out = model(**feats)
+        return _loss(out, targets["codes"][idx].to(device), targets["labels"][idx].to(device), cfg.loss_weights)
+
+    def evaluate(self, model, tok, eval_df: pd.DataFrame, cfg: "TrainConfig", device) -> dict:
+        return evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
+
+    def data_facts(self, data, train_df, eval_df, toks) -> dict:
+        return {"rows": int(len(data)), "train_rows": int(len(train_df)), "dev_rows": int(len(eval_df)),
+                "sha256": frame_sha256(data), "by_source": mix_table(data).to_dict("records"),
+                "truncated_rows": int(toks.truncated), "tokens_cache_key": toks.key,
+                "median_tokens": float(np.median(toks.lengths)) if len(toks.lengths) else None}
+
+    def save(self, model, tok, target: Path) -> None:
+        save_checkpoint(model, tok, target)
+
+    def card(self, target: Path, summary: dict) -> None:
+        write_model_card(target, summary)
+
+
 # ---- the loop -------------------------------------------------------------------------------------
 
 def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | None = None,
-          progress: bool = True, keep_model: bool = False, resume: bool = True, on_step=None) -> TrainResult:
+          progress: bool = True, keep_model: bool = False, resume: bool = True, on_step=None,
+          objective=None) -> TrainResult:
     """Train a (multi-head) model on ``df`` and write the checkpoint to ``out_dir``.
 
     ``out_dir=None`` writes to ``tfc.config.artifacts_dir()/cfg.name``; ``out_dir=False`` writes nothing
@@ -658,6 +717,7 @@ def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | N
     the full training state is written every that many steps; ``resume=True`` continues from it (the
     weights then equal those of an uninterrupted run, bit for bit, on the same device and thread count).
     ``on_step(step)`` is called after every optimizer step (progress hooks; tests use it to interrupt).
+    ``objective`` (default :class:`PairObjective`) says what the rows are and how they are learnt.
     """
     import torch
 
@@ -665,19 +725,28 @@ def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | N
     prev = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
             torch.is_deterministic_algorithms_warn_only_enabled())
     try:
-        return _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step)
+        return _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step,
+                      objective or PairObjective())
     finally:
         torch.set_num_threads(prev[0])
         torch.use_deterministic_algorithms(prev[1], warn_only=prev[2])
 
 
-def _setup(cfg, device, n_train):
+def _setup(cfg, device, objective):
+    """The seeded starting model and its tokenizer (the objective builds them)."""
+    import torch
+
+    torch.manual_seed(cfg.seed)
+    model, tok = objective.build(cfg)
+    model.to(device).train()
+    return model, tok
+
+
+def _optimizer(cfg, model, steps: int):
+    """AdamW (no weight decay on biases and norms) with linear warm-up and decay over ``steps``."""
     import torch
     from transformers import get_linear_schedule_with_warmup
 
-    torch.manual_seed(cfg.seed)
-    model, tok = build_model(cfg.base, cfg.tasks) if cfg.init is None else init_model(cfg.init, cfg.tasks)
-    model.to(device).train()
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
@@ -686,9 +755,8 @@ def _setup(cfg, device, n_train):
          "weight_decay": 0.0},
     ]
     opt = torch.optim.AdamW(groups, lr=cfg.lr)
-    steps = cfg.total_steps(n_train)
     sched = get_linear_schedule_with_warmup(opt, int(math.ceil(cfg.warmup_ratio * steps)), steps)
-    return model, tok, opt, sched, steps
+    return opt, sched
 
 
 def _autocast(cfg, device):
@@ -699,13 +767,13 @@ def _autocast(cfg, device):
     return torch.autocast(device.type, enabled=False)
 
 
-def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
+def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, objective):
     import torch
 
     cfg.validate()
     t0 = time.time()
-    data = validate_frame(df, cfg.row_tasks())
-    train_df, eval_df = split_like_parent(data, cfg) if cfg.dev_from else split_eval(data, cfg.eval_rows, cfg.seed)
+    data = objective.validate(df, cfg)
+    train_df, eval_df = objective.split(data, cfg)
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device 'cuda' requested but torch sees no GPU")
@@ -713,13 +781,16 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
         torch.set_num_threads(int(cfg.num_threads))
     if device.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
-    model, tok, opt, sched, total_steps = _setup(cfg, device, len(train_df))
     target = None if out_dir is False else (Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name)
     tok_cache = (target.parent / ".tokens") if target is not None else None
-    toks = pretokenize(tok, train_df, cfg.max_length, cache_dir=tok_cache)
-    codes = torch.tensor(train_df["task"].map(TASK_CODE).to_numpy())
-    labels = torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)
-    key = _resume_key(cfg, frame_sha256(data))
+    model, tok = _setup(cfg, device, objective)
+    # the objective may drop rows it cannot learn from (a QA answer cut off by max_length): it says how many
+    toks, targets = objective.prepare(tok, train_df, cfg, tok_cache)
+    if len(toks.lengths) == 0:
+        raise ValueError("no training rows left after preparing the frame")
+    total_steps = cfg.total_steps(len(toks.lengths))
+    opt, sched = _optimizer(cfg, model, total_steps)
+    key = _resume_key(cfg, objective.data_sha(data))
     resume_path = target / RESUME_FILE if target is not None else None
     st = {"step": 0, "epoch": 0, "pos": 0, "examples": 0, "losses": [], "log": [], "dev_curve": [], "train_s": 0.0}
     saved = _load_resume(resume_path, key) if (resume and resume_path is not None) else None
@@ -753,9 +824,7 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
                 plan = epoch_batches(toks.lengths, cfg.batch_size, cfg.length_pool, cfg.seed, st["epoch"])
             idx = plan[st["pos"]]
             st["pos"] += 1
-            with autocast:
-                out = model(**collate(toks, idx, pad_id, device))
-            loss, parts = _loss(out, codes[idx].to(device), labels[idx].to(device), cfg.loss_weights)
+            loss, parts = objective.loss(model, collate(toks, idx, pad_id, device), targets, idx, cfg, device, autocast)
             (loss / cfg.grad_accum).backward()
             step_loss += float(loss.detach()) / cfg.grad_accum
             for k, v in parts.items():
@@ -768,7 +837,7 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
         st["step"] += 1
         st["losses"].append(step_loss)
         st["train_s"] = train_s0 + time.time() - t_run
-        _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps)
+        _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective)
         if resume_path is not None and cfg.checkpoint_every and st["step"] % cfg.checkpoint_every == 0:
             _save_resume(resume_path, {"key": key, "model": model.state_dict(), "opt": opt.state_dict(),
                                        "sched": sched.state_dict(), "rng": torch.get_rng_state(), "st": st})
@@ -780,30 +849,30 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step):
     if bar is not None:
         bar.close()
     model.eval()
-    dev = evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
+    dev = objective.evaluate(model, tok, eval_df, cfg, device)
     summary = _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device,
-                       time.time() - t0, resumed=saved is not None)
+                       time.time() - t0, resumed=saved is not None, objective=objective)
     if target is not None:
-        _write_run(target, model, tok, cfg, summary, st)
+        _write_run(target, model, tok, cfg, summary, st, objective)
         if stopped_by == "max_steps" and resume_path.is_file():
             resume_path.unlink()  # finished: the state is no longer needed (it is ~3x the model's size)
     return TrainResult(target, st["step"], st["losses"], time.time() - t0, stopped_by, summary,
                        model if keep_model else None, tok if keep_model else None)
 
 
-def _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps):
+def _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective):
     step = st["step"]
     if step % cfg.log_every == 0 or step == 1 or step == total_steps:
         st["log"].append({"step": step, "loss": step_loss, "lr": sched.get_last_lr()[0],
                           "elapsed_s": round(st["train_s"], 2), "examples": st["examples"],
                           **{f"loss_{k}": float(np.mean(v)) for k, v in parts_acc.items()}})
     if cfg.eval_every and len(eval_df) and step % cfg.eval_every == 0:
-        dev = evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
+        dev = objective.evaluate(model, tok, eval_df, cfg, device)
         st["dev_curve"].append({"step": step, "examples": st["examples"], **dev})
         model.train()
 
 
-def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device, wall, resumed):
+def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device, wall, resumed, objective):
     import torch
 
     return {
@@ -811,14 +880,12 @@ def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report
         "base_model": cfg.base,
         "base_model_path": resolve_base(cfg.base),
         "config": asdict(cfg) | {"tasks": list(cfg.tasks)},
-        "loss": "w3*CE3 + wb*CEbin + wr*MSE + ws*BCE(P(entail), teacher), each term summed over its rows / batch rows",
-        "id2label": {str(k): v for k, v in ID2LABEL.items()},
-        "mix": {"rows": int(len(data)), "train_rows": int(len(train_df)), "dev_rows": int(len(eval_df)),
-                "sha256": frame_sha256(data), "by_source": mix_table(data).to_dict("records"),
-                "truncated_rows": int(toks.truncated), "tokens_cache_key": toks.key,
-                "median_tokens": float(np.median(toks.lengths)) if len(toks.lengths) else None},
+        "objective": objective.kind,
+        "loss": objective.loss_doc,
+        "id2label": {str(k): v for k, v in ID2LABEL.items()} if objective.kind == "pairs" else None,
+        "mix": objective.data_facts(data, train_df, eval_df, toks),
         "mix_report": mix_report or {},
-        "steps": st["step"], "epochs_seen": round(st["examples"] / max(1, len(train_df)), 3),
+        "steps": st["step"], "epochs_seen": round(st["examples"] / max(1, len(toks.lengths)), 3),
         "examples_seen": st["examples"], "stopped_by": stopped_by, "resumed": resumed,
         "first_loss": st["losses"][0] if st["losses"] else None,
         "last_loss_mean10": float(np.mean(st["losses"][-10:])) if st["losses"] else None,
@@ -834,15 +901,15 @@ def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report
     }
 
 
-def _write_run(target: Path, model, tok, cfg, summary: dict, st: dict) -> None:
-    save_checkpoint(model, tok, target)
+def _write_run(target: Path, model, tok, cfg, summary: dict, st: dict, objective) -> None:
+    objective.save(model, tok, target)
     if cfg.save_dtype != "fp32":
         convert_checkpoint_dtype(target, cfg.save_dtype)
     (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     with open(target / "train_log.jsonl", "w") as fh:
         for rec in st["log"]:
             fh.write(json.dumps(rec) + "\n")
-    write_model_card(target, summary)
+    objective.card(target, summary)
 
 
 

@@ -276,129 +276,135 @@ def encode_examples(tok, frame: pd.DataFrame, max_length: int):
     return enc, np.array(starts), np.array(ends), np.array(keep)
 
 
+class SpanObjective:
+    """The extractive QA objective of the one training engine (:func:`tfc.train.core.train`): rows are
+    ``question, context, answer_text, answer_start``; the model is ``AutoModelForQuestionAnswering`` on the
+    base encoder (a fresh span head); targets are token positions (0, 0 = no answer); the loss is the
+    span head's own (mean of the start and end cross-entropies). Rows whose answer falls outside the kept
+    context are dropped and counted (``lost``), never mislabelled."""
+
+    kind = "qa-span"
+    loss_doc = "mean of the start- and end-position cross-entropies (the span head's loss); no answer = position 0"
+
+    def __init__(self):
+        self.lost = 0
+
+    def validate(self, df: pd.DataFrame, cfg) -> pd.DataFrame:
+        missing = set(COLUMNS) - set(df.columns) - {"pair"}
+        if missing:
+            raise ValueError(f"QA training frame lacks columns {sorted(missing)}")
+        if len(df) == 0:
+            raise ValueError("QA training frame is empty")
+        return df.reset_index(drop=True)
+
+    def split(self, data: pd.DataFrame, cfg):
+        return data, data.iloc[:0]          # the held-out slice is made of whole pairs by build_qa_set
+
+    def data_sha(self, data: pd.DataFrame) -> str:
+        import hashlib
+
+        h = hashlib.sha256()
+        for r in data.loc[:, ["question", "context", "answer_text", "answer_start", "kind", "source"]].itertuples(index=False):
+            h.update(json.dumps([r.question, r.context, r.answer_text, int(r.answer_start), r.kind, r.source],
+                                ensure_ascii=False).encode() + b"\n")
+        return h.hexdigest()
+
+    def build(self, cfg):
+        from transformers import AutoConfig, AutoModelForQuestionAnswering, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        from tfc import models
+        from tfc.train.core import resolve_base
+
+        path = models.resolve(cfg.init) if cfg.init else resolve_base(cfg.base)
+        tok = AutoTokenizer.from_pretrained(path)
+        v = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()   # "newly initialised qa_outputs" is expected from a plain encoder
+        try:
+            mcfg = AutoConfig.from_pretrained(path)
+            # the span head has 2 outputs (start, end); a classifier's label map must not leak into it
+            mcfg.id2label, mcfg.label2id = {0: "start", 1: "end"}, {"start": 0, "end": 1}
+            model = AutoModelForQuestionAnswering.from_pretrained(path, config=mcfg)
+        finally:
+            hf_logging.set_verbosity(v)
+        return model, tok
+
+    def prepare(self, tok, train_df: pd.DataFrame, cfg, cache_dir):
+        import torch
+
+        from tfc.train.core import Tokenized
+
+        enc, st, en, keep = encode_examples(tok, train_df, cfg.max_length)
+        self.lost = int((~keep).sum())
+        rows = np.flatnonzero(keep)
+        ids = [np.asarray(enc["input_ids"][i], dtype=np.int32) for i in rows]
+        tts = [np.asarray(enc["token_type_ids"][i], dtype=np.int8) for i in rows] if "token_type_ids" in enc else None
+        offsets = np.concatenate([[0], np.cumsum([len(x) for x in ids])]).astype(np.int64)
+        toks = Tokenized(np.concatenate(ids) if ids else np.zeros(0, np.int32),
+                         np.concatenate(tts) if tts else None, offsets,
+                         int(sum(len(x) >= cfg.max_length for x in ids)), f"qa-{self.data_sha(train_df)[:16]}-{cfg.max_length}")
+        return toks, {"start": torch.as_tensor(st[rows]), "end": torch.as_tensor(en[rows])}
+
+    def loss(self, model, feats: dict, targets: dict, idx, cfg, device, autocast):
+        with autocast:
+            out = model(**feats, start_positions=targets["start"][idx].to(device),
+                        end_positions=targets["end"][idx].to(device))
+        loss = out.loss.float()
+        return loss, {"span": float(loss.detach())}
+
+    def evaluate(self, model, tok, eval_df, cfg, device) -> dict:
+        return {}                            # train_qa evaluates the saved model on the held-out pairs
+
+    def data_facts(self, data, train_df, eval_df, toks) -> dict:
+        return {"rows": int(len(data)), "train_rows": int(len(toks.lengths)), "answer_truncated_rows": self.lost,
+                "sha256": self.data_sha(data), "by_kind": data["kind"].value_counts().sort_index().to_dict(),
+                "median_tokens": float(np.median(toks.lengths)) if len(toks.lengths) else None}
+
+    def save(self, model, tok, target: Path) -> None:
+        target.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(target, safe_serialization=True)
+        tok.save_pretrained(target)
+
+    def card(self, target: Path, summary: dict) -> None:
+        pass                                 # train_qa writes the QA card once the held-out scores exist
+
+
+def engine_config(cfg: QATrainConfig):
+    """The one engine's configuration for a QA run (no pair heads: the span objective brings its own)."""
+    from tfc.train.core import TrainConfig
+
+    return TrainConfig(name=cfg.name, base=cfg.base, tasks=(), max_length=cfg.max_length, batch_size=cfg.batch_size,
+                       lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_ratio=cfg.warmup_ratio, max_steps=cfg.max_steps,
+                       max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device, num_threads=cfg.num_threads,
+                       grad_clip=cfg.grad_clip, log_every=cfg.log_every, length_pool=cfg.length_pool,
+                       loss_weights={}, eval_rows=0, dtype="fp32")
+
+
 def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
              data_report: dict | None = None, progress: bool = False) -> dict:
-    """Train, save (``out_dir`` or ``<artifacts>/<name>``), evaluate on ``heldout``; returns the summary."""
-    import torch
-    from transformers import AutoModelForQuestionAnswering, AutoTokenizer, get_linear_schedule_with_warmup
-    from transformers.utils import logging as hf_logging
-
-    from tfc.train.core import _versions, resolve_base
+    """Train on the one engine, save (``out_dir`` or ``<artifacts>/<name>``), evaluate on ``heldout``;
+    returns the summary."""
+    from tfc.train import core
 
     cfg.validate()
-    missing = set(COLUMNS) - set(train_df.columns) - {"pair"}
-    if missing:
-        raise ValueError(f"QA training frame lacks columns {sorted(missing)}")
-    if len(train_df) == 0:
-        raise ValueError("QA training frame is empty")
-    t0 = time.time()
-    prev_threads = torch.get_num_threads()
-    if cfg.num_threads:
-        torch.set_num_threads(cfg.num_threads)
-    torch.manual_seed(cfg.seed)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    path = resolve_base(cfg.base)
-    tok = AutoTokenizer.from_pretrained(path)
-    v = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    try:
-        from transformers import AutoConfig
-
-        mcfg = AutoConfig.from_pretrained(path)
-        # the span head has 2 outputs (start, end); a classifier's label map must not leak into it
-        mcfg.id2label, mcfg.label2id = {0: "start", 1: "end"}, {"start": 0, "end": 1}
-        model = AutoModelForQuestionAnswering.from_pretrained(path, config=mcfg)
-    finally:
-        hf_logging.set_verbosity(v)
-    device = torch.device(cfg.device)
-    model.to(device).train()
-    enc, st, en, keep = encode_examples(tok, train_df, cfg.max_length)
-    lost = int((~keep).sum())
-    idx_keep = np.flatnonzero(keep)
-    keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
-    lens = torch.tensor([len(enc["input_ids"][i]) for i in idx_keep], dtype=torch.float32)
-    no_decay = ("bias", "LayerNorm.weight", "layernorm", "norm")
-    params = [{"params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
-               "weight_decay": cfg.weight_decay},
-              {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)],
-               "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(params, lr=cfg.lr)
-    sched = get_linear_schedule_with_warmup(opt, int(cfg.warmup_ratio * cfg.max_steps), cfg.max_steps)
-
-    def batches():
-        pool = cfg.batch_size * max(1, cfg.length_pool)
-        while True:
-            perm = torch.randperm(len(idx_keep), generator=gen)
-            for p in range(0, len(perm), pool):
-                chunk = perm[p:p + pool]
-                chunk = chunk[torch.sort(lens[chunk], stable=True).indices]
-                cut = [chunk[i:i + cfg.batch_size] for i in range(0, len(chunk), cfg.batch_size)]
-                for j in torch.randperm(len(cut), generator=gen).tolist():
-                    yield idx_keep[cut[j].numpy()]
-
-    it = batches()
-    log, losses, step, seen, stopped = [], [], 0, 0, "max_steps"
-    t_train = time.time()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=cfg.max_steps, desc=f"train {cfg.name}", mininterval=10)
-    while step < cfg.max_steps:
-        if cfg.max_minutes is not None and time.time() - t_train > cfg.max_minutes * 60:
-            stopped = "max_minutes"
-            break
-        b = next(it)
-        feats = tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
-        feats = {k: t.to(device) for k, t in feats.items()}
-        out = model(**feats, start_positions=torch.as_tensor(st[b], device=device),
-                    end_positions=torch.as_tensor(en[b], device=device))
-        opt.zero_grad(set_to_none=True)
-        out.loss.backward()
-        if cfg.grad_clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        sched.step()
-        step += 1
-        seen += len(b)
-        losses.append(float(out.loss.detach()))
-        if step % cfg.log_every == 0 or step == 1:
-            log.append({"step": step, "loss": float(np.mean(losses[-cfg.log_every:])),
-                        "lr": sched.get_last_lr()[0], "elapsed_s": round(time.time() - t_train, 1), "examples": seen})
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    train_s = time.time() - t_train
     target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
-    target.mkdir(parents=True, exist_ok=True)
-    model.eval()
-    model.save_pretrained(target, safe_serialization=True)
-    tok.save_pretrained(target)
-    torch.set_num_threads(prev_threads)
+    obj = SpanObjective()
+    res = core.train(train_df, engine_config(cfg), out_dir=target, progress=progress, objective=obj, resume=False)
     ev = {}
     if heldout is not None and len(heldout):
         from tfc.scorers.qgqa import ExtractiveQA
 
         ev = evaluate_qa(ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.max_length // 4,
                                          device=cfg.device), heldout)
-    summary = {
-        "name": f"tfc/{cfg.name}", "base_model": cfg.base, "base_model_path": path,
+    summary = dict(res.summary)
+    summary.update({
         "task": "extractive QA with no-answer ([CLS] = position 0)",
-        "config": asdict(cfg), "data": data_report or {}, "train_rows": int(len(train_df)),
-        "train_rows_answer_truncated": lost,
-        "steps": step, "examples_seen": seen, "stopped_by": stopped,
-        "first_loss": losses[0] if losses else None,
-        "last_loss_mean20": float(np.mean(losses[-20:])) if losses else None,
-        "train_seconds": round(train_s, 1), "wall_seconds": round(time.time() - t0, 1),
-        "examples_per_second": round(seen / train_s, 2) if train_s > 0 else None,
-        "torch_threads": cfg.num_threads or prev_threads, "device": cfg.device, "versions": _versions(),
-        "heldout_eval": ev, "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+        "config": asdict(cfg), "engine_config": res.summary["config"], "data": data_report or {},
+        "train_rows": int(len(train_df)), "train_rows_answer_truncated": obj.lost,
+        "last_loss_mean20": float(np.mean(res.losses[-20:])) if res.losses else None,
+        "heldout_eval": ev,
+    })
     (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    with open(target / "train_log.jsonl", "w") as fh:
-        for rec in log:
-            fh.write(json.dumps(rec) + "\n")
     write_qa_card(target, summary)
     return summary
 
