@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from tfc import headline as H  # noqa: E402
-from tfc import ledger, reference  # noqa: E402
+from tfc import ledger, reference, scorers  # noqa: E402
 from tfc.meta.tables import TRUE9  # noqa: E402
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
@@ -91,8 +91,8 @@ def test_lower_is_better_scaling_and_reproduced_status():
     assert inc["published"] == pytest.approx(100 * reference.value("Q2-T2", "dodeca_inconsistent", "q2_nli"))
     # a reproduction within the table's tolerance is "reproduced"; a smoke run says so
     pub = reference.value("QAGS-T1", "qags_xsum", "qags")
-    ledger.record(_frame("QAGS-T1", "qags", [("qags_xsum", pub + 0.2)], "qags.rule.gggg"), chapter="03_qags",
-                  mode="smoke")
+    ledger.record(_frame("QAGS-T1", "qags", [("qags_xsum", pub + 0.2)], scorers.get("qags").signature),
+                  chapter="03_qags", mode="smoke")
     r = _row(H.headline(), "QAGS", "qags_xsum")
     assert r["status"].startswith("reproduced") and "smoke" in r["status"]
     # the other QAGS cell was not recorded by the chapter, which did record the table
@@ -119,7 +119,8 @@ def test_true_auc_matrix_and_figure(monkeypatch):
     ledger.record(_true9("nli.nli-minilm-sen.abab", 58.0), chapter="02_true_auc", role="stand-in")
     ledger.record(_true9("wecheck.wecheck-minilm-doc.hhhh", 62.0, table="WC-T1", column="wecheck"),
                   chapter="06_wecheck", role="stand-in")
-    ledger.record(_true9("f1.iiii", 64.0, column="f1"), chapter="02_true_auc")
+    f1 = scorers.get("f1").signature                                           # the as-published preset
+    ledger.record(_true9(f1, 64.0, column="f1"), chapter="02_true_auc")
     ledger.record(_true9("imported:src/summac_zs", 79.0, column="summac_zs"), chapter="02_true_auc")
     # the same NLI signature on a WeCheck sample: the figure reads NLI from its own table (TRUE-T3)
     ledger.record(_true9("nli.nli-minilm-doc.aaaa", 50.0, table="WC-T1", column="nli_warmup"),
@@ -140,6 +141,32 @@ def test_true_auc_matrix_and_figure(monkeypatch):
     nums = H.summary_numbers(H.headline(), ledger.table_ledger(), m)
     assert nums["best_inhouse"] == "wecheck-minilm-doc" and nums["best_inhouse_mean"] == "62.4"
     assert nums["imported_max_abs_delta"] != "n/a" and nums["true_ours"] == "64.4"   # f1 is ours, recomputed
+
+
+def test_a_non_preset_configuration_is_never_ours_and_imported_never_a_reproduction():
+    pub = reference.value("TRUE-T3", "avg_wo_vitc_fever", "anli_t5_11b")
+    best = scorers.get("f1", normalisation="other").signature                  # not the preset
+    ledger.record(_true9(best, pub - 1.0, column="f1"), chapter="02_true_auc")
+    ledger.record(_true9(scorers.get("f1").signature, 60.0, column="f1"), chapter="02_true_auc")
+    t = _row(H.headline(), "TRUE")
+    assert t["signature"] == scorers.get("f1").signature and t["ours"] == pytest.approx(60.4)
+    # imported outputs never become ours, whatever role an old record claims
+    old = ledger.collected()
+    imp = old.iloc[:1].assign(signature="imported:src/x", ours=99.0, role="reproduction", row="avg_wo_vitc_fever")
+    head = H.headline(pd.concat([old, imp], ignore_index=True))
+    assert _row(head, "TRUE")["signature"] != "imported:src/x"
+
+
+def test_table_counts_per_category():
+    ledger.record(_true9(scorers.get("f1").signature, 64.0, column="f1"), chapter="02_true_auc")
+    ledger.record(_true9("imported:src/summac_zs", 79.0, column="summac_zs"), chapter="02_true_auc",
+                  role="imported")
+    tables = ledger.table_ledger()
+    c = H.table_counts(tables)
+    assert int(c["tables"].sum()) == len(tables) - int((tables["status"] == "not applicable").sum())
+    nums = H.summary_numbers(H.headline(), tables)
+    assert int(nums["n_tables_partial"]) + int(nums["n_tables_outside"]) >= 1     # TRUE-T3 via f1
+    assert nums["n_tables_not_yet"] == str(int((tables["status"] == "not reproduced yet").sum()))
 
 
 def test_empty_ledger_figure_and_numbers():

@@ -35,24 +35,124 @@ def test_unrecorded_table_takes_the_static_status():
     assert tab.loc["TRUE-T10", "detail"] == st.loc["TRUE-T10", "reason"]
 
 
-def test_counts_and_deltas_best_per_cell(ledger_dir):
-    ledger.record(_t3([("frank", -0.1), ("summeval", 2.0)]), chapter="02_true_auc", mode="smoke")
-    ledger.record(_t3([("frank", 0.4)]), chapter="02_true_auc")          # a second run of the same cell
+def _lex(rows_offsets, table="TRUE-T9", column="rouge_l", signature=None):
+    """A paper_vs_ours frame of our own (as-published) lexical scorer with ours = paper + offset."""
+    from tfc import scorers
+
+    sig = signature or scorers.get("rougeL").signature
+    ours = pd.DataFrame({"row": [r for r, _ in rows_offsets], "column": column,
+                         "value": [reference.value(table, r, column) + o for r, o in rows_offsets],
+                         "signature": sig})
+    return reference.paper_vs_ours(ours, table, decimals=None)
+
+
+def test_counts_roles_and_worst_delta_per_cell(ledger_dir):
+    ledger.record(_lex([("frank", -0.1), ("summeval", 2.0)]), chapter="02_true_auc", mode="smoke")
+    ledger.record(_lex([("frank", 0.4)]), chapter="02_true_scorers")      # a second run of the same cell
     ledger.record(_t3([("mnbm", 10.0)]), chapter="02_true_scorers", role="stand-in", note="small model")
     assert (ledger_dir / "02_true_auc.parquet").is_file()
     rec = ledger.collected()
     assert len(rec) == 4 and set(rec["chapter"]) == {"02_true_auc", "02_true_scorers"}
-    row = ledger.table_ledger().set_index("table").loc["TRUE-T3"]
-    assert row["n_published"] == 120
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T9"]
+    assert row["n_published"] == 84
     assert row["n_compared"] == 2                       # frank, summeval (distinct cells)
-    assert row["n_within_tol"] == 1                     # |-0.1| <= 0.5; 2.0 is not
-    assert row["median_abs_delta"] == pytest.approx((0.1 + 2.0) / 2)
+    assert row["n_within_tol"] == 1                     # frank: the worse run, |0.4| <= 0.5; 2.0 is not
+    assert row["median_abs_delta"] == pytest.approx((0.4 + 2.0) / 2)   # the largest |Δ| per cell, never the best
     assert row["max_abs_delta"] == pytest.approx(2.0)
-    assert row["n_standin"] == 1 and row["standin_median_abs_delta"] == pytest.approx(10.0)
-    assert row["status"] == "partially reproduced"
-    assert "2 of 120 cells" in row["detail"] and "small model" in row["detail"]
+    assert row["status"] == "partially reproduced" and row["category"] == "partial"
+    assert "2 of 84 cells reproduced" in row["detail"]
     assert row["chapter"] == "02_true_auc, 02_true_scorers"
-    assert row["signatures"] == "imported:x/summac_zs"
+    t3 = ledger.table_ledger().set_index("table").loc["TRUE-T3"]
+    assert t3["n_standin"] == 1 and t3["standin_median_abs_delta"] == pytest.approx(10.0)
+    assert t3["status"] == "stand-in only" and "small model" in t3["detail"]
+
+
+def test_a_table_with_only_stand_in_cells_is_never_partially_reproduced():
+    ledger.record(_t3([("frank", 0.0), ("summeval", 0.1), ("mnbm", -0.2)]), chapter="02_true_scorers",
+                  role="stand-in", note="small model")
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T3"]
+    assert row["n_standin"] == 3 and row["n_compared"] == 0 and row["n_within_tol"] == 0
+    assert row["status"] == "stand-in only" and row["status"] != "partially reproduced"
+
+
+def test_imported_cells_never_count_as_reproduction():
+    # the chapter forgets the role: the imported signature decides
+    ledger.record(_t3([("frank", 0.0), ("summeval", 0.0)]), chapter="02_true_auc")
+    rec = ledger.collected()
+    assert set(rec["role"]) == {"imported"}
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T3"]
+    assert (row["n_compared"], row["n_within_tol"]) == (0, 0)
+    assert (row["n_imported"], row["imported_n_within_tol"]) == (2, 2)
+    assert row["status"] == "imported only"
+    # an old record that says "reproduction" for an imported signature is not counted either
+    old = rec.assign(role="reproduction")
+    row = ledger.table_ledger(old).set_index("table").loc["TRUE-T3"]
+    assert row["n_compared"] == 0 and row["status"] == "imported only"
+    assert ledger.counts(ledger.table_ledger(old))["imported-only"] >= 1
+
+
+def test_raw_delta_054_is_outside_a_tolerance_of_05():
+    # rounded to one decimal the delta would read 0.5 and pass; the ledger uses the unrounded value
+    from tfc import scorers
+
+    sig = scorers.get("rougeL").signature
+    paper = reference.value("TRUE-T9", "frank", "rouge_l")
+    ours = pd.DataFrame({"row": ["frank"], "column": "rouge_l", "value": [paper + 0.54], "signature": sig})
+    shown = reference.paper_vs_ours(ours, "TRUE-T9")             # decimals=1: what the chapter displays
+    assert shown["delta"].iloc[0] == pytest.approx(0.5)
+    d = ledger.record(shown, chapter="02_true_auc")
+    assert d["delta"].iloc[0] == pytest.approx(0.54)
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T9"]
+    assert row["tolerance"] == 0.5 and row["n_compared"] == 1 and row["n_within_tol"] == 0
+    assert row["status"] == "not reproduced (outside tolerance)"
+    # the same cell at a raw 0.46 is inside
+    ledger.record(reference.paper_vs_ours(ours.assign(value=paper + 0.46), "TRUE-T9"), chapter="02_true_scorers")
+    ledger.clear("02_true_auc")
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T9"]
+    assert row["n_within_tol"] == 1 and row["status"] == "partially reproduced"
+
+
+def test_partially_reproduced_needs_a_reproduction_cell_within_tolerance():
+    ledger.record(_lex([("frank", 3.0), ("summeval", -2.0)]), chapter="02_true_auc")
+    ledger.record(_t3([("frank", 0.0)]), chapter="02_true_auc", role="imported")
+    tab = ledger.table_ledger().set_index("table")
+    assert tab.loc["TRUE-T9", "status"] == "not reproduced (outside tolerance)"
+    assert tab.loc["TRUE-T9", "n_compared"] == 2 and tab.loc["TRUE-T9", "n_within_tol"] == 0
+
+
+def test_one_preset_per_cell_other_configurations_are_not_counted():
+    from tfc import scorers
+
+    other = scorers.get("rougeL", use_stemmer=True).signature
+    assert other != scorers.get("rougeL").signature
+    ledger.record(_lex([("frank", 0.0), ("summeval", 0.0)], signature=other), chapter="02_true_auc",
+                  note="stemmed ROUGE-L")
+    ledger.record(_lex([("summeval", 2.0)]), chapter="02_true_auc")
+    row = ledger.table_ledger().set_index("table").loc["TRUE-T9"]
+    assert row["n_compared"] == 1 and row["n_within_tol"] == 0    # only the preset's summeval counts
+    assert row["n_other_config"] == 1                              # frank, seen only by the other config
+    assert row["status"] == "not reproduced (outside tolerance)"
+    assert ledger.is_as_published(scorers.get("bleu4").signature)
+    assert not ledger.is_as_published(scorers.get("bleu4", smooth_method="floor").signature)
+    assert ledger.is_as_published("") and ledger.is_as_published("tfc.data.stats")
+
+
+def test_constants_are_not_comparisons():
+    setup = pd.DataFrame({"row": ["length_analysis_n_bins", "length_analysis_examples_per_bin"],
+                          "column": "setup", "value": [6, 1000], "signature": "tfc.meta.bins"})
+    with pytest.raises(ValueError, match="constant"):
+        ledger.record(reference.paper_vs_ours(setup, "TRUE-IT"), chapter="02_true_length")
+    assert ledger.is_constant("Q2-IT", "q2_threshold", "x") and not ledger.is_constant("TRUE-T3", "frank", "f1")
+    assert ledger.collected().empty
+
+
+def test_counts_per_category():
+    ledger.record(_lex([("frank", 0.0)]), chapter="02_true_auc")
+    ledger.record(_t3([("frank", 0.0)]), chapter="02_true_auc", role="imported")
+    c = ledger.counts(ledger.table_ledger())
+    assert c["partial"] >= 1 and c["imported-only"] >= 1
+    assert c["reproduction cells"] == 1 and c["imported cells"] == 1
+    assert set(ledger.CATEGORIES.values()) <= set(c)
 
 
 def test_fully_covered_table_within_tolerance_is_reproduced():
@@ -68,7 +168,7 @@ def test_fully_covered_table_within_tolerance_is_reproduced():
     ledger._TABLES.clear()
     ledger.clear("03_qags")
     row = ledger.table_ledger().set_index("table").loc["QAGS-T5"]
-    assert row["status"] == "partially reproduced" and row["n_compared"] == 1
+    assert row["status"] == "not reproduced (outside tolerance)" and row["n_compared"] == 1
 
 
 def test_first_record_of_a_new_process_replaces_the_chapter_file():
@@ -94,6 +194,8 @@ def test_bad_input():
         ledger.record(good.assign(table="TRUE-T99"), chapter="02_true_auc")
     with pytest.raises(ValueError, match="role"):
         ledger.record(good, chapter="02_true_auc", role="guess")
+    with pytest.raises(ValueError, match="role"):
+        ledger.record(good, chapter="02_true_auc", role="schematic")
     for bad in ("", "../x", "a/b", None):
         with pytest.raises(ValueError, match="chapter"):
             ledger.record(good, chapter=bad)
@@ -120,6 +222,14 @@ def test_figures():
         ledger.figure("TRUE-F9", chapter="02_true_length")
     with pytest.raises(ValueError):
         ledger.figure("TRUE-F1", chapter="02_true_length", status="not reproducible offline")
+    ledger.figure("TRUE-F2", chapter="02_true_auc", role="imported", note="imported metrics")
+    ledger.figure("QAGS-F1", chapter="03_qags", note="redrawn pipeline")
+    figs = ledger.figure_ledger().set_index("figure")
+    assert figs.loc["TRUE-F2", "status"] == "imported only"
+    assert figs.loc["QAGS-F1", "status"] == "schematic" and figs.loc["QAGS-F1", "role"] == "schematic"
+    assert figs.loc["Q2-F2", "status"] == "schematic"                   # a diagram, even unrecorded
+    with pytest.raises(ValueError, match="role"):
+        ledger.figure("TRUE-F1", chapter="02_true_length", role="guess")
     ledger.clear("02_true_length")
     assert not ledger.figure_ledger().set_index("figure").loc["TRUE-F1", "recorded"]
 

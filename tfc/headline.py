@@ -108,12 +108,17 @@ def kind_of(signature: str, inhouse=None) -> str:
 
 
 def _records(records: pd.DataFrame | None) -> pd.DataFrame:
+    """The ledger's records as the front page may use them: with a value of ours, imported outputs
+    never in the ``reproduction`` role, and no reproduction record of a non-preset configuration
+    (one preset per cell: another tokenizer or smoothing may not be picked because it lands closer)."""
     from tfc import ledger
 
     rec = ledger.collected() if records is None else records
     if not len(rec):
         return pd.DataFrame(columns=ledger.RECORD_COLUMNS)
-    return rec.dropna(subset=["ours"]).reset_index(drop=True)
+    rec = ledger.counted(rec.dropna(subset=["ours"]))
+    rec = rec[rec["counted_role"] != "other-config"]
+    return rec.drop(columns=["counted_role"]).reset_index(drop=True)
 
 
 def candidates(spec: Headline, records: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -180,6 +185,21 @@ def headline(records: pd.DataFrame | None = None, specs=HEADLINES) -> pd.DataFra
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def table_counts(tables: pd.DataFrame) -> pd.DataFrame:
+    """The ledger's tables per category, for the front page: reproduced, partially reproduced (at
+    least one of our own cells within tolerance), reproduction outside tolerance, imported only,
+    stand-in only, not reproducible offline and not reproduced yet (one row each, with the count)."""
+    from tfc import ledger
+
+    c = ledger.counts(tables)
+    labels = [("reproduced", "reproduced (all cells, our own computation, within tolerance)"),
+              ("partial", "partially reproduced (at least one of our own cells within tolerance)"),
+              ("outside tolerance", "our own computation, no cell within tolerance"),
+              ("imported-only", "imported outputs only"), ("stand-in-only", "stand-in models only"),
+              ("not offline", "not reproducible offline"), ("not reproduced yet", "not reproduced yet")]
+    return pd.DataFrame({"tables": [c[k] for k, _ in labels]}, index=[v for _, v in labels])
+
+
 def fmt(x, decimals: int = 1) -> str:
     """A number for the prose (``n/a`` when missing)."""
     return "n/a" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.{decimals}f}"
@@ -193,8 +213,11 @@ def summary_numbers(head: pd.DataFrame, tables: pd.DataFrame, matrix: pd.DataFra
     ``records`` is given)."""
     true = head[head["paper"] == "TRUE"]
     t = true.iloc[0] if len(true) else None
+    from tfc import ledger
+
     recorded = head["ours"].notna()
     touched = tables["status"].isin(["reproduced", "partially reproduced"])
+    cat = ledger.counts(tables)
     out = {
         "true_paper": fmt(t["published"]) if t is not None else "n/a",
         "true_ours": fmt(t["ours"]) if t is not None else "n/a",
@@ -205,6 +228,14 @@ def summary_numbers(head: pd.DataFrame, tables: pd.DataFrame, matrix: pd.DataFra
         "n_standin": str(int(head["status"].str.startswith("stand-in").sum())),
         "n_tables": str(len(tables)),
         "n_tables_touched": str(int(touched.sum())),
+        # tables per role category (only reproduction cells make a table reproduced or partial)
+        "n_tables_reproduced": str(cat["reproduced"]),
+        "n_tables_partial": str(cat["partial"]),
+        "n_tables_outside": str(cat["outside tolerance"]),
+        "n_tables_imported_only": str(cat["imported-only"]),
+        "n_tables_standin_only": str(cat["stand-in-only"]),
+        "n_tables_offline": str(cat["not offline"]),
+        "n_tables_not_yet": str(cat["not reproduced yet"]),
     }
     w = matrix_wide(matrix) if matrix is not None and len(matrix) else pd.DataFrame()
     kinds = matrix.drop_duplicates("system").set_index("system")["kind"] if len(w) else pd.Series(dtype=str)

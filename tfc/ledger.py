@@ -8,35 +8,66 @@ figures that no chapter reproduces, the reason why (``tfc/ledger_status.csv``,
 In a chapter notebook::
 
     from tfc import ledger
-    joined = reference.paper_vs_ours(ours, "TRUE-T3", scale=100, column="summac_zs")
-    ledger.record(joined, chapter="02_true_auc", mode=mode)                      # same system
+    joined = reference.paper_vs_ours(ours, "TRUE-T9", scale=100, column="rouge_l")
+    ledger.record(joined, chapter="02_true_auc", mode=mode)                      # our computation
+    ledger.record(zs_vs_t3, chapter="02_true_auc", role="imported")               # someone's outputs
     ledger.record(minilm_vs_t5, chapter="02_true_scorers", role="stand-in",      # smaller model
                   note="MiniLM NLI beside T5-11B ANLI")
-    ledger.figure("TRUE-F2", chapter="02_true_auc", note="imported metrics only")
+    ledger.figure("TRUE-F2", chapter="02_true_auc", role="imported", note="imported metrics only")
 
-``role`` says what the comparison is: ``"reproduction"`` (the same system or computation as the
-paper's cell: a Δ measures a reproduction gap) or ``"stand-in"`` (another, usually smaller, model or
-configuration set beside the paper's cell: the Δ measures the difference between systems).
+**Roles** (``role=``) say what a comparison is:
+
+* ``reproduction``: the project's own computation of the paper's method, in the scorer's
+  ``as-published`` preset (a Δ measures a reproduction gap);
+* ``imported``: someone else's per-example outputs (signatures ``imported:…``) with our
+  meta-evaluation. A record of imported outputs is *always* stored as ``imported``, whatever role
+  the chapter passed, so imported runs can never count as a reproduction;
+* ``stand-in``: a different, usually smaller, model beside the paper's (Δ measures the difference
+  between systems);
+* ``schematic``: a redrawn diagram (figures only).
+
+Only ``reproduction`` cells count toward ``reproduced`` and ``partially reproduced``.
+
+**One preset per cell.** A ``reproduction`` record whose signature belongs to a registered scorer but
+is not that scorer's ``as-published`` preset (another tokenizer, another smoothing) is kept in the
+records but left out of every count (``n_other_config`` shows how many such cells there were): other
+configurations belong in the chapter as an analysis, not in the ledger. When one cell has several
+counted records (two chapters, or two runs), the **largest** |Δ| is kept: the ledger never picks the
+closest run.
+
+**Constants are not comparisons.** A published cell that describes a set-up the project copies from
+the paper (the number of bins, examples per bin, a threshold: :data:`CONSTANT_COLUMNS`,
+:data:`CONSTANT_CELLS`) cannot fail, so :func:`record` refuses it.
+
+**Δ and tolerance.** Δ = ours − paper on *unrounded* values (:func:`tfc.reference.paper_vs_ours`
+remembers what it rounded for display; :func:`normalise` takes the unrounded value back), and a cell
+is within tolerance when |Δ| ≤ the table's tolerance, which follows the paper's printed precision
+(``tfc/ledger_status.csv``: 0.5 for a table printed with one decimal). A raw Δ of 0.54 is outside 0.5.
 
 Records go to ``<ledger dir>/<chapter>.parquet`` (tables) and ``<chapter>.figures.json``; the ledger
 dir is ``$TFC_LEDGER_DIR`` or ``book/generated/_ledger`` (``tfc book run`` points it next to the
 notebooks it writes, and deletes a chapter's records before re-running that chapter). Within one
 process, the first record of a chapter replaces the chapter's file; later ones append.
 
-**Status** of a table (:func:`table_ledger`):
+**Status** of a table (:func:`table_ledger`), first match wins:
 
-* ``reproduced``: every published cell has a ``reproduction`` comparison and all are within the
-  table's tolerance (``tfc/ledger_status.csv``, on the printed scale);
-* ``partially reproduced``: at least one comparison was recorded (the ``detail`` column says how
-  many cells, by which role, and how many are within tolerance);
-* otherwise the static status from ``tfc/ledger_status.csv`` (``not reproducible offline`` or
-  ``not reproduced yet``) with its reason.
+* ``reproduced``: every published cell has a counted ``reproduction`` comparison, all within tolerance;
+* ``partially reproduced``: at least one counted ``reproduction`` cell is within tolerance;
+* ``not reproduced (outside tolerance)``: reproduction cells were compared and none is within tolerance;
+* ``imported only``: no reproduction cell, but imported outputs were compared;
+* ``stand-in only``: no reproduction or imported cell, only stand-ins;
+* otherwise the static status from ``tfc/ledger_status.csv`` (``not reproducible offline``, with the
+  missing input named, or ``not reproduced yet``) with its reason.
+
+The ``detail`` column always says how many cells of each role were compared and how many are within
+tolerance, so a table that is ``imported only`` still shows how close the imported run came.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -46,11 +77,23 @@ from tfc import config
 
 STATUS_CSV = Path(__file__).with_name("ledger_status.csv")
 FIGURES_CSV = Path(__file__).with_name("ledger_figures.csv")
-ROLES = ("reproduction", "stand-in")
+ROLES = ("reproduction", "imported", "stand-in", "schematic")
+TABLE_ROLES = ("reproduction", "imported", "stand-in")
 RECORD_COLUMNS = ["chapter", "table", "row", "column", "paper", "ours", "delta", "role", "signature",
                   "note", "mode"]
-STATUSES = ("reproduced", "partially reproduced", "not reproducible offline", "not reproduced yet",
-            "not applicable")
+STATUSES = ("reproduced", "partially reproduced", "not reproduced (outside tolerance)", "imported only",
+            "stand-in only", "not reproducible offline", "not reproduced yet", "not applicable")
+FIGURE_STATUSES = ("reproduced", "partially reproduced", "imported only", "stand-in only", "schematic",
+                   "not reproducible offline", "not reproduced yet", "not applicable")
+# the headline's per-role categories (short names for counts)
+CATEGORIES = {"reproduced": "reproduced", "partially reproduced": "partial",
+              "not reproduced (outside tolerance)": "outside tolerance", "imported only": "imported-only",
+              "stand-in only": "stand-in-only", "not reproducible offline": "not offline",
+              "not reproduced yet": "not reproduced yet", "not applicable": "not applicable"}
+# published cells that describe a set-up copied from the paper: constants, not comparisons
+CONSTANT_COLUMNS = {"setup"}
+CONSTANT_CELLS = {("Q2-IT", "q2_threshold"), ("AS-IT", "context_chunk_tokens")}
+TOLERANCE_EPS = 1e-9     # float noise only; a raw |Δ| of 0.54 is outside 0.5
 _CHAPTER_RE = re.compile(r"^[A-Za-z0-9][\w\-]*$")
 
 # chapters recorded by this process (the first record replaces the chapter's file)
@@ -70,6 +113,40 @@ def _check_chapter(chapter: str) -> str:
     return chapter
 
 
+def is_constant(table: str, row: str, column: str) -> bool:
+    """True for a published cell that states a set-up choice (see :data:`CONSTANT_COLUMNS`)."""
+    return column in CONSTANT_COLUMNS or (table, row) in CONSTANT_CELLS or (table, column) in CONSTANT_CELLS
+
+
+def is_imported(signature) -> bool:
+    return str(signature or "").startswith("imported:")
+
+
+@lru_cache(maxsize=None)
+def preset_signature(name: str) -> str | None:
+    """Signature of registered scorer ``name`` in its ``as-published`` preset (None when ``name`` is not a
+    registered scorer, or when its preset cannot be built here)."""
+    from tfc import scorers
+
+    if name not in scorers.names():
+        return None
+    try:
+        return scorers.get(name, preset="as-published").signature
+    except Exception:  # noqa: BLE001 - a preset that cannot be built is simply not matched
+        return ""
+
+
+def is_as_published(signature) -> bool:
+    """Whether a record's signature may count as a reproduction: not a registered scorer's signature
+    (data statistics, a table builder) or exactly that scorer's ``as-published`` preset."""
+    s = str(signature or "")
+    if not s or is_imported(s):
+        return True
+    name = s.split(".")[0]
+    preset = preset_signature(name)
+    return preset is None or s == preset
+
+
 def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
     """A paper-vs-ours frame in the ledger's columns ``table, row, column, paper, ours, delta, signature``.
 
@@ -77,7 +154,8 @@ def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
     and of :func:`tfc.scorers.dataset.true_comparison` (``dataset, metric, published_as, paper, ours,
     delta``; the published table and column come from ``published_as = "TABLE:column"``). ``table``
     fills a missing table column. Rows without a published value (paper NaN) are kept; the ledger
-    counts only rows with both numbers.
+    counts only rows with both numbers. ``ours`` is the unrounded value where
+    :func:`tfc.reference.paper_vs_ours` rounded it, and Δ is recomputed from it.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"ledger.record needs a DataFrame, got {type(df).__name__}")
@@ -101,10 +179,14 @@ def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
                          "(pass the output of tfc.reference.paper_vs_ours)")
     for c in ("paper", "ours"):
         d[c] = pd.to_numeric(d[c], errors="raise").astype(float)
-    d["delta"] = d["ours"] - d["paper"]
     if "signature" not in d:
         d["signature"] = ""
     d["signature"] = d["signature"].fillna("").astype(str)
+    from tfc import reference
+
+    d["ours"] = [reference.unrounded(t, r, c, s, o)
+                 for t, r, c, s, o in zip(d["table"], d["row"], d["column"], d["signature"], d["ours"])]
+    d["delta"] = d["ours"] - d["paper"]
     return d[["table", "row", "column", "paper", "ours", "delta", "signature"]].reset_index(drop=True)
 
 
@@ -113,11 +195,12 @@ def record(df: pd.DataFrame, chapter: str, *, table: str | None = None, role: st
     """Record a paper-vs-ours frame of ``chapter`` for the ledger; returns the normalised frame.
 
     Unknown table ids (not in the reference INDEX) raise ``KeyError``, so a typo cannot create a
-    ledger row for a table that does not exist.
+    ledger row for a table that does not exist; a constant copied from the paper (:func:`is_constant`)
+    raises ``ValueError``. Rows with an ``imported:`` signature are stored with role ``imported``.
     """
     _check_chapter(chapter)
-    if role not in ROLES:
-        raise ValueError(f"role must be one of {ROLES}, got {role!r}")
+    if role not in TABLE_ROLES:
+        raise ValueError(f"role must be one of {TABLE_ROLES} for a table (schematic is a figure role), got {role!r}")
     d = normalise(df, table)
     from tfc import reference
 
@@ -125,8 +208,13 @@ def record(df: pd.DataFrame, chapter: str, *, table: str | None = None, role: st
     unknown = sorted(set(d["table"]) - known)
     if unknown:
         raise KeyError(f"unknown published table(s) {unknown}; known: {', '.join(sorted(known))}")
+    const = [f"{t}:{r}/{c}" for t, r, c in zip(d["table"], d["row"], d["column"]) if is_constant(t, r, c)]
+    if const:
+        raise ValueError(f"{', '.join(const)}: a set-up constant copied from the paper is not a comparison "
+                         "(it cannot fail); show it in the chapter, do not record it")
     d.insert(0, "chapter", chapter)
-    d["role"], d["note"], d["mode"] = role, str(note or ""), str(mode or "")
+    d["role"] = np.where(d["signature"].map(is_imported) & (role == "reproduction"), "imported", role)
+    d["note"], d["mode"] = str(note or ""), str(mode or "")
     _TABLES.setdefault(chapter, []).append(d[RECORD_COLUMNS])
     out = ledger_dir() / f"{chapter}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -136,18 +224,29 @@ def record(df: pd.DataFrame, chapter: str, *, table: str | None = None, role: st
     return d
 
 
-def figure(figure_id: str, chapter: str, *, status: str = "partially reproduced", note: str = "",
-           mode: str | None = None) -> None:
+def _figure_kinds() -> dict:
+    figs = pd.read_csv(FIGURES_CSV, keep_default_na=False)
+    return dict(zip(figs["figure"], figs["kind"]))
+
+
+def figure(figure_id: str, chapter: str, *, status: str = "partially reproduced", role: str | None = None,
+           note: str = "", mode: str | None = None) -> None:
     """Record that ``chapter`` draws an analogue of a paper figure (ids in ``tfc/ledger_figures.csv``).
 
-    Returns None, so that a call ending a notebook cell prints nothing on the page."""
+    ``role`` is ``reproduction`` (default for data figures), ``imported`` or ``stand-in`` (drawn from
+    someone else's outputs or another model) or ``schematic``; a figure of kind ``diagram`` is always a
+    ``schematic`` and never counts as reproduced. Returns None, so that a call ending a notebook cell
+    prints nothing on the page."""
     _check_chapter(chapter)
-    figs = pd.read_csv(FIGURES_CSV)
-    if figure_id not in set(figs["figure"]):
-        raise KeyError(f"unknown figure {figure_id!r}; known: {', '.join(figs['figure'])}")
+    kinds = _figure_kinds()
+    if figure_id not in kinds:
+        raise KeyError(f"unknown figure {figure_id!r}; known: {', '.join(kinds)}")
     if status not in ("reproduced", "partially reproduced"):
         raise ValueError("a recorded figure is 'reproduced' or 'partially reproduced'")
-    rec = {"figure": figure_id, "chapter": chapter, "status": status, "note": str(note or ""),
+    if role is not None and role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}, got {role!r}")
+    role = "schematic" if kinds[figure_id] == "diagram" else (role or "reproduction")
+    rec = {"figure": figure_id, "chapter": chapter, "status": status, "role": role, "note": str(note or ""),
            "mode": str(mode or "")}
     _FIGURES.setdefault(chapter, []).append(rec)
     out = ledger_dir() / f"{chapter}.figures.json"
@@ -179,7 +278,9 @@ def collected_figures(directory: Path | None = None) -> pd.DataFrame:
     rows = []
     for f in sorted(d.glob("*.figures.json")) if d.is_dir() else []:
         rows += json.loads(f.read_text())
-    return pd.DataFrame(rows, columns=["figure", "chapter", "status", "note", "mode"])
+    out = pd.DataFrame(rows, columns=["figure", "chapter", "status", "role", "note", "mode"])
+    out["role"] = out["role"].fillna("reproduction")
+    return out
 
 
 def status_table() -> pd.DataFrame:
@@ -189,21 +290,46 @@ def status_table() -> pd.DataFrame:
     return st
 
 
+def counted(records: pd.DataFrame) -> pd.DataFrame:
+    """The records that enter the counts: both numbers present, a table role, and (for reproductions)
+    the ``as-published`` preset. Adds ``counted_role``: the role, or ``other-config`` for a reproduction
+    record of a non-preset configuration (kept out of every count)."""
+    rec = records.dropna(subset=["paper", "ours"]) if len(records) else records.copy()
+    if not len(rec):
+        return rec.assign(counted_role=pd.Series(dtype=str))
+    rec = rec.copy()
+    # an imported signature is never a reproduction, whatever an old record says
+    rec["role"] = np.where(rec["signature"].map(is_imported) & (rec["role"] == "reproduction"), "imported",
+                           rec["role"])
+    preset = rec["signature"].map(is_as_published)
+    rec["counted_role"] = np.where((rec["role"] == "reproduction") & ~preset, "other-config", rec["role"])
+    return rec
+
+
+def _per_cell(rr: pd.DataFrame) -> pd.Series:
+    """|Δ| per published cell: the largest over the cell's records (never the closest run)."""
+    if not len(rr):
+        return pd.Series(dtype=float)
+    return rr.assign(ad=rr["delta"].abs()).groupby(["row", "column"])["ad"].max()
+
+
 def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per table of the reference INDEX (see the module docstring for the status rules).
 
-    Columns: ``table, paper, title, kind, chapter, status, detail, n_published, n_compared,
-    n_within_tol, median_abs_delta, max_abs_delta, n_standin, standin_median_abs_delta, signatures,
-    modes`` (the running modes of the recording chapters: in smoke mode the deltas are sampling noise).
-    ``n_compared`` counts distinct published cells with a reproduction comparison (the best |Δ|
-    per cell when several runs were compared); the ``standin`` columns do the same for stand-ins.
+    Columns: ``table, paper, title, kind, chapter, recorded, status, category, detail, n_published,
+    n_compared, n_within_tol, tolerance, median_abs_delta, max_abs_delta, n_imported,
+    imported_n_within_tol, imported_median_abs_delta, n_standin, standin_median_abs_delta,
+    n_other_config, signatures, modes``. ``n_compared`` counts distinct published cells with a counted
+    ``reproduction`` comparison (the largest |Δ| per cell when several runs were recorded); the
+    ``imported`` and ``standin`` columns do the same for those roles; ``n_other_config`` counts cells
+    recorded only by non-preset configurations (not counted anywhere). ``modes`` are the running
+    modes of the recording chapters: in smoke mode the deltas are sampling noise.
     """
     from tfc import reference
 
     idx = reference.index()
     st = status_table().set_index("table")
-    rec = collected() if records is None else records
-    rec = rec.dropna(subset=["paper", "ours"]) if len(rec) else rec
+    rec = counted(collected() if records is None else records)
     rows = []
     for t in idx.itertuples(index=False):
         pub = reference.load(t.table)
@@ -215,61 +341,117 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
         out = {"table": t.table, "paper": t.paper, "title": t.title, "kind": t.kind,
                "chapter": ", ".join(chapters) if chapters else (s["chapter"] if s is not None else ""),
                "recorded": bool(chapters), "n_published": n_pub, "tolerance": tol}
-        best = {}
-        for role in ROLES:
-            rr = r[r["role"] == role] if len(r) else r
-            per_cell = rr.assign(ad=rr["delta"].abs()).groupby(["row", "column"])["ad"].min() if len(rr) else pd.Series(dtype=float)
-            best[role] = per_cell
-        rep, sti = best["reproduction"], best["stand-in"]
+        cells = {role: _per_cell(r[r["counted_role"] == role] if len(r) else r)
+                 for role in TABLE_ROLES + ("other-config",)}
+        rep, imp, sti = cells["reproduction"], cells["imported"], cells["stand-in"]
+        other = cells["other-config"]
+        other = other[~other.index.isin(rep.index)] if len(other) else other
+        within = lambda cell: int((cell <= tol + TOLERANCE_EPS).sum())  # noqa: E731
         out.update({
-            "n_compared": int(rep.size), "n_within_tol": int((rep <= tol + 1e-9).sum()),
+            "n_compared": int(rep.size), "n_within_tol": within(rep),
             "median_abs_delta": float(rep.median()) if rep.size else np.nan,
             "max_abs_delta": float(rep.max()) if rep.size else np.nan,
+            "n_imported": int(imp.size), "imported_n_within_tol": within(imp),
+            "imported_median_abs_delta": float(imp.median()) if imp.size else np.nan,
             "n_standin": int(sti.size),
             "standin_median_abs_delta": float(sti.median()) if sti.size else np.nan,
+            "n_other_config": int(other.size),
             "signatures": ", ".join(sorted({x for x in r["signature"] if x})) if len(r) else "",
             "modes": ", ".join(sorted({x for x in r["mode"] if x})) if len(r) else "",
         })
+        parts = []
+        if rep.size:
+            parts.append(f"{rep.size} of {n_pub} cells reproduced by our own computation, "
+                         f"{out['n_within_tol']} within {tol:g}")
+        if imp.size:
+            parts.append(f"{imp.size} cells from imported outputs, {out['imported_n_within_tol']} within {tol:g}")
+        if sti.size:
+            parts.append(f"{sti.size} cells beside stand-in models")
+        if other.size:
+            parts.append(f"{other.size} cells only by non-preset configurations (not counted)")
+        notes = sorted({x for x in r["note"] if x}) if len(r) else []
+        detail = "; ".join(parts) + (f" ({'; '.join(notes)})" if notes and parts else "")
         if rep.size == n_pub and n_pub and out["n_within_tol"] == n_pub:
-            status, detail = "reproduced", f"all {n_pub} cells within {tol:g}"
-        elif rep.size or sti.size:
+            status = "reproduced"
+        elif out["n_within_tol"]:
             status = "partially reproduced"
-            parts = []
-            if rep.size:
-                parts.append(f"{rep.size} of {n_pub} cells by the same system, {out['n_within_tol']} within {tol:g}")
-            if sti.size:
-                parts.append(f"{sti.size} cells beside stand-in models")
-            notes = sorted({x for x in r["note"] if x}) if len(r) else []
-            detail = "; ".join(parts) + (f" ({'; '.join(notes)})" if notes else "")
-            if s is not None and rep.size < n_pub:
-                detail += f". Not compared: {s['reason']}" if s["status_if_unrecorded"] == "not reproducible offline" else ""
+        elif rep.size:
+            status = "not reproduced (outside tolerance)"
+        elif imp.size:
+            status = "imported only"
+        elif sti.size:
+            status = "stand-in only"
         elif s is not None:
-            status, detail = s["status_if_unrecorded"], s["reason"]
+            status = s["status_if_unrecorded"]
+            detail = s["reason"] + (f". Recorded: {detail}" if detail else "")
         else:
-            status, detail = "not reproduced yet", "no chapter compares this table and tfc/ledger_status.csv has no entry"
+            status = "not reproduced yet"
+            detail = "no chapter compares this table and tfc/ledger_status.csv has no entry"
+        if status in ("partially reproduced", "not reproduced (outside tolerance)", "imported only",
+                      "stand-in only") and s is not None and s["status_if_unrecorded"] == "not reproducible offline":
+            detail += f". Not reproducible offline: {s['reason']}"
         out["status"], out["detail"] = status, detail
+        out["category"] = CATEGORIES.get(status, status)
         rows.append(out)
-    cols = ["table", "paper", "title", "kind", "chapter", "recorded", "status", "detail", "n_published",
-            "n_compared", "n_within_tol", "tolerance", "median_abs_delta", "max_abs_delta", "n_standin",
-            "standin_median_abs_delta", "signatures", "modes"]
+    cols = ["table", "paper", "title", "kind", "chapter", "recorded", "status", "category", "detail",
+            "n_published", "n_compared", "n_within_tol", "tolerance", "median_abs_delta", "max_abs_delta",
+            "n_imported", "imported_n_within_tol", "imported_median_abs_delta", "n_standin",
+            "standin_median_abs_delta", "n_other_config", "signatures", "modes"]
     return pd.DataFrame(rows)[cols]
 
 
+def counts(tables: pd.DataFrame) -> dict:
+    """Tables per headline category (``reproduced, partial, outside tolerance, imported-only,
+    stand-in-only, not offline, not reproduced yet, not applicable``) and cells per role."""
+    c = tables["status"].map(CATEGORIES).value_counts()
+    out = {k: int(c.get(k, 0)) for k in CATEGORIES.values()}
+    out.update({
+        "reproduction cells": int(tables["n_compared"].sum()),
+        "reproduction cells within tolerance": int(tables["n_within_tol"].sum()),
+        "imported cells": int(tables["n_imported"].sum()),
+        "imported cells within tolerance": int(tables["imported_n_within_tol"].sum()),
+        "stand-in cells": int(tables["n_standin"].sum()),
+        "other-configuration cells (not counted)": int(tables["n_other_config"].sum()),
+    })
+    return out
+
+
 def figure_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per paper figure of ``tfc/ledger_figures.csv``, with the recorded status where a chapter drew it."""
+    """One row per paper figure of ``tfc/ledger_figures.csv``, with the recorded status where a chapter
+    drew it. Diagrams are ``schematic`` (redrawn or not, they are never counted as reproduced); a figure
+    drawn only from imported outputs or stand-ins is ``imported only`` / ``stand-in only``."""
     figs = pd.read_csv(FIGURES_CSV, keep_default_na=False)
     rec = collected_figures() if records is None else records
+    if len(rec) and "role" not in rec:
+        rec = rec.assign(role="reproduction")
     rows = []
     for f in figs.itertuples(index=False):
         r = rec[rec["figure"] == f.figure] if len(rec) else rec
-        if len(r):
-            status = "reproduced" if (r["status"] == "reproduced").any() else "partially reproduced"
+        if f.kind == "diagram":
+            role = "schematic"
+        elif len(r):
+            roles = set(r["role"])
+            role = next(x for x in ("reproduction", "imported", "stand-in", "schematic") if x in roles)
+        else:
+            role = ""
+        if f.kind == "diagram":
+            status = "schematic"
+            chapter = ", ".join(dict.fromkeys(r["chapter"])) if len(r) else f.chapter
+            detail = "; ".join(x for x in dict.fromkeys(r["note"]) if x) if len(r) else f.reason
+            detail = detail or "redrawn by the chapter"
+        elif len(r):
+            rr = r[r["role"] == role]
+            if role == "reproduction":
+                status = "reproduced" if (rr["status"] == "reproduced").any() else "partially reproduced"
+            else:
+                status = f"{role} only"
             chapter = ", ".join(dict.fromkeys(r["chapter"]))
             detail = "; ".join(x for x in dict.fromkeys(r["note"]) if x) or "drawn by the chapter"
         else:
             status, chapter, detail = f.status_if_unrecorded, f.chapter, f.reason
         rows.append({"figure": f.figure, "paper": f.paper, "title": f.title, "kind": f.kind,
-                     "chapter": chapter, "recorded": bool(len(r)), "status": status, "detail": detail})
+                     "chapter": chapter, "recorded": bool(len(r)), "role": role, "status": status,
+                     "detail": detail})
     return pd.DataFrame(rows)
 
 

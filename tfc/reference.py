@@ -9,11 +9,17 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from tfc import config
 
 COLUMNS = ["table", "row", "column", "value", "flags", "note"]
+
+# (table, row, column, signature, rounded ours) -> the unrounded ours that paper_vs_ours rounded for
+# display; the ledger takes the unrounded value back (tfc.ledger.normalise), so Δ is never computed on
+# a rounded number. Process-local: a chapter rounds and records in the same kernel.
+_UNROUNDED: dict[tuple, float] = {}
 
 
 @lru_cache(maxsize=None)
@@ -97,9 +103,26 @@ def paper_vs_ours(ours: pd.DataFrame, table: str, *, value_col: str = "value", s
     out = out[cols]
     out["flags"] = out["flags"].fillna("")
     if decimals is not None:
+        sig = out[signature_col] if signature_col and signature_col in out else pd.Series("", index=out.index)
+        for r, c, sg, v in zip(out["row"], out["column"], sig.fillna("").astype(str), out["ours"].astype(float)):
+            if pd.notna(v):
+                _UNROUNDED[(table, r, c, sg, float(np.round(v, decimals)))] = float(v)
         for c in ("paper", "ours", "delta"):
             out[c] = out[c].astype(float).round(decimals)
     return out.reset_index(drop=True)
+
+
+def unrounded(table: str, row: str, column: str, signature: str, ours: float) -> float:
+    """The unrounded value behind ``ours`` when :func:`paper_vs_ours` rounded it in this process (the
+    same table, cell and signature, and ``ours`` equal to the rounded value); else ``ours`` itself."""
+    try:
+        v = float(ours)
+    except (TypeError, ValueError):
+        return ours
+    if not pd.notna(v):
+        return v
+    raw = _UNROUNDED.get((table, row, column, str(signature or ""), v))
+    return v if raw is None else raw
 
 
 def compare_summary(joined: pd.DataFrame) -> dict:
