@@ -39,10 +39,9 @@ import re
 from pathlib import Path
 
 POOLED_FORMAT = "alignscore-pooled-v1"
-HEADS_FILE = "tfc_heads.safetensors"     # the same side-file names as tfc.train.core
-HEADS_META = "tfc_heads.json"
+from tfc.models.multihead import HEADS_FILE, HEADS_META, LABEL3  # noqa: E402  (the same side files as tfc's own)
+
 CONVERSION_RECORD = "conversion.json"
-LABEL3 = ("entailment", "neutral", "contradiction")
 ROBERTA_TYPES = ("roberta", "xlm-roberta")
 
 
@@ -228,39 +227,15 @@ def is_pooled_alignscore(path) -> bool:
         return False
 
 
-def _make_pooled_class():
-    import torch.nn as nn
+def _pooled_model(seqcls):
+    """The multi-head model (:mod:`tfc.models.multihead`) in AlignScore's layout: bin/reg heads on the pooled
+    features, the regression output raw. ``forward`` returns ``{"3way": [B, 3], "bin": [B, 2], "reg": [B]}``."""
+    from tfc.models.multihead import TASKS, multihead_class
 
-    class PooledHeadsModel(nn.Module):
-        """A ``*ForSequenceClassification`` (the 3-way head) plus AlignScore's ``bin``/``reg`` layers on the
-        pooled features. ``forward`` returns ``{"3way": [B, 3], "bin": [B, 2], "reg": [B]}`` (reg raw)."""
-
-        def __init__(self, seqcls):
-            super().__init__()
-            self.model = seqcls
-            clf = seqcls.classifier
-            target = getattr(clf, "out_proj", None) or clf
-            if not isinstance(target, nn.Linear):
-                raise CheckpointLayoutError(f"{type(seqcls).__name__}: no linear output layer to read the pooled features from")
-            hidden = target.in_features
-            self.heads = nn.ModuleDict({"bin": nn.Linear(hidden, 2), "reg": nn.Linear(hidden, 1)})
-            self._features = None
-            target.register_forward_pre_hook(self._capture)
-
-        def _capture(self, module, args):
-            self._features = args[0]
-
-        def forward(self, input_ids, attention_mask, token_type_ids=None):
-            kw = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if token_type_ids is not None:
-                kw["token_type_ids"] = token_type_ids
-            out = {"3way": self.model(**kw).logits}
-            feats, self._features = self._features, None
-            out["bin"] = self.heads["bin"](feats)
-            out["reg"] = self.heads["reg"](feats)[:, 0]
-            return out
-
-    return PooledHeadsModel
+    try:
+        return multihead_class()(seqcls, TASKS, features="pooled", reg="raw")
+    except ValueError as exc:
+        raise CheckpointLayoutError(str(exc)) from exc
 
 
 def load_pooled_multihead(path, device: str = "cpu"):
@@ -276,7 +251,7 @@ def load_pooled_multihead(path, device: str = "cpu"):
         raise ValueError(f"{path} is not a converted AlignScore directory ({HEADS_META} format {POOLED_FORMAT!r})")
     seqcls = AutoModelForSequenceClassification.from_pretrained(path, dtype=torch.float32)
     labels = models.label_names(seqcls.config.id2label, LABEL3)
-    model = _make_pooled_class()(seqcls)
+    model = _pooled_model(seqcls)
     tensors = load_file(str(path / HEADS_FILE))
     for name, head in model.heads.items():
         head.load_state_dict({k.split(".", 1)[1]: v.float() for k, v in tensors.items() if k.startswith(name + ".")})

@@ -35,7 +35,7 @@ WEIGHTS = "weights.int8.safetensors"
 MANIFEST = "MANIFEST.sha256"
 META = "release.json"
 MAX_BYTES = 25 * 1000 * 1000
-HEADS_FILE = "tfc_heads.safetensors"
+from tfc.models.multihead import HEADS_FILE  # noqa: E402
 CHECK_PAIRS = [
     ("The company was founded in 1990 in Boston.", "The company was founded in Boston."),
     ("The company was founded in 1990 in Boston.", "The company was founded in 2004."),

@@ -44,16 +44,12 @@ import pandas as pd
 
 from tfc import config
 
-TASKS = ("3way", "bin", "reg")          # the heads
+from tfc.models.multihead import (  # noqa: E402,F401  (the model definition lives in the models layer)
+    BIN_LABELS, HEADS_FILE, HEADS_FORMAT, HEADS_META, ID2LABEL, LABEL2ID, LABEL3, TASKS,
+    load_multihead, multihead_class as _make_multihead_class, save_checkpoint)
+
 ROW_TASKS = TASKS + ("soft",)            # what a training row may ask for; "soft" = teacher P(entail), read by the 3way head
 TASK_CODE = {t: i for i, t in enumerate(ROW_TASKS)}
-LABEL3 = ("entailment", "neutral", "contradiction")  # id order of the 3-way head
-ID2LABEL = {i: lab for i, lab in enumerate(LABEL3)}
-LABEL2ID = {lab: i for i, lab in ID2LABEL.items()}
-BIN_LABELS = ("not_aligned", "aligned")
-HEADS_FILE = "tfc_heads.safetensors"
-HEADS_META = "tfc_heads.json"
-HEADS_FORMAT = "tfc-heads-v1"
 REQUIRED_COLUMNS = ("text_a", "text_b", "task", "label", "source")
 
 # Short names for the offline base encoders (Python packages holding an HF model directory).
@@ -241,59 +237,6 @@ def split_like_parent(data: pd.DataFrame, cfg: "TrainConfig") -> tuple[pd.DataFr
 # --------------------------------------------------------------------------------------------------
 # the model
 
-def _build_heads(hidden: int, tasks):
-    import torch.nn as nn
-
-    heads = nn.ModuleDict()
-    if "bin" in tasks:
-        heads["bin"] = nn.Linear(hidden, 2)
-    if "reg" in tasks:
-        heads["reg"] = nn.Linear(hidden, 1)
-    return heads
-
-
-def _make_multihead_class():
-    import torch
-    import torch.nn as nn
-
-    class MultiHeadModel(nn.Module):
-        """A ``*ForSequenceClassification`` model (the 3-way head) plus extra bin/reg heads.
-
-        ``forward`` returns a dict: ``3way`` logits [B, 3], ``bin`` logits [B, 2], ``reg`` values [B]
-        in [0, 1] (the extra keys only when those heads exist).
-        """
-
-        def __init__(self, seqcls, tasks=TASKS):
-            super().__init__()
-            self.model = seqcls
-            clf = getattr(seqcls, "classifier", None)
-            if clf is None:
-                raise ValueError(f"{type(seqcls).__name__} has no .classifier; cannot attach extra heads")
-            self.heads = _build_heads(seqcls.config.hidden_size, tasks)
-            self._features = None
-            clf.register_forward_pre_hook(self._capture)
-
-        def _capture(self, module, args):
-            self._features = args[0]
-
-        def forward(self, input_ids, attention_mask, token_type_ids=None):
-            kw = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if token_type_ids is not None:
-                kw["token_type_ids"] = token_type_ids
-            out = {"3way": self.model(**kw).logits}
-            feats = self._features
-            self._features = None
-            if feats.dim() == 3:  # sequence-level classifier heads (RoBERTa, MPNet): use the first token
-                feats = feats[:, 0]
-            if "bin" in self.heads:
-                out["bin"] = self.heads["bin"](feats)
-            if "reg" in self.heads:
-                out["reg"] = torch.sigmoid(self.heads["reg"](feats)).squeeze(-1)
-            return out
-
-    return MultiHeadModel
-
-
 def build_model(base: str, tasks=TASKS):
     """A fresh multi-head model from a base encoder (its classifier and extra heads newly initialised)."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -322,29 +265,6 @@ def init_model(init: str, tasks=TASKS):
     return model, tok
 
 
-def save_checkpoint(model, tokenizer, out_dir: Path) -> None:
-    """HF files (safetensors, config with id2label, tokenizer) + the extra heads' side files."""
-    from safetensors.torch import save_file
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.model.save_pretrained(out_dir, safe_serialization=True)
-    tokenizer.save_pretrained(out_dir)
-    for stale in (HEADS_FILE, HEADS_META):
-        (out_dir / stale).unlink(missing_ok=True)
-    if len(model.heads):
-        tensors = {f"{name}.{k}": v.detach().cpu().contiguous() for name, head in model.heads.items()
-                   for k, v in head.state_dict().items()}
-        save_file(tensors, str(out_dir / HEADS_FILE))
-        meta = {"format": HEADS_FORMAT, "features": "input of model.classifier (first token if 3-D)",
-                "heads": {}}
-        if "bin" in model.heads:
-            meta["heads"]["bin"] = {"labels": list(BIN_LABELS), "aligned_index": 1, "activation": "softmax"}
-        if "reg" in model.heads:
-            meta["heads"]["reg"] = {"activation": "sigmoid", "range": [0.0, 1.0]}
-        (out_dir / HEADS_META).write_text(json.dumps(meta, indent=2) + "\n")
-
-
 def convert_checkpoint_dtype(ckpt_dir, dtype: str = "fp16") -> list[str]:
     """Rewrite a checkpoint's safetensors files (model and side heads) in ``fp16`` or ``fp32``, in place.
 
@@ -367,35 +287,6 @@ def convert_checkpoint_dtype(ckpt_dir, dtype: str = "fp16") -> list[str]:
     if not done:
         raise FileNotFoundError(f"no .safetensors files in {ckpt_dir}")
     return done
-
-
-def load_multihead(ckpt_dir, device: str = "cpu"):
-    """Load a saved checkpoint as a :class:`MultiHeadModel` (eval mode) and its tokenizer."""
-    import torch
-    from safetensors.torch import load_file
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    ckpt_dir = Path(ckpt_dir)
-    if not (ckpt_dir / "config.json").is_file():
-        raise FileNotFoundError(f"no checkpoint (config.json) in {ckpt_dir}")
-    seqcls = AutoModelForSequenceClassification.from_pretrained(ckpt_dir, dtype=torch.float32)
-    labels = {int(k): v.lower() for k, v in seqcls.config.id2label.items()}
-    if sorted(labels.values()) != sorted(LABEL3):
-        raise ValueError(f"{ckpt_dir}: id2label {labels} is not a 3-way NLI label set {LABEL3}")
-    tasks = ["3way"]
-    tensors = {}
-    if (ckpt_dir / HEADS_FILE).is_file():
-        meta = json.loads((ckpt_dir / HEADS_META).read_text())
-        if meta.get("format") != HEADS_FORMAT:
-            raise ValueError(f"{ckpt_dir / HEADS_META}: unknown format {meta.get('format')!r}")
-        tasks += list(meta["heads"])
-        tensors = load_file(str(ckpt_dir / HEADS_FILE))
-    model = _make_multihead_class()(seqcls, tasks)
-    for name, head in model.heads.items():
-        head.load_state_dict({k.split(".", 1)[1]: v.float() for k, v in tensors.items() if k.startswith(name + ".")})
-    model.label_index = {v: k for k, v in labels.items()}  # label name -> logit index
-    tok = AutoTokenizer.from_pretrained(ckpt_dir)
-    return model.to(torch.device(device)).eval(), tok
 
 
 # --------------------------------------------------------------------------------------------------
