@@ -1,7 +1,7 @@
 """All myst-nb glue keys of the book, in one place.
 
 Notebooks call :func:`glue` with a key registered here; the book's pages reference the same keys
-with ``{glue:}`` roles. ``tests/test_book_static.py`` checks that every key used in ``book/`` and
+with ``{glue:}`` roles. ``tests/test_notebooks_static.py`` checks that every key used in ``book/`` and
 ``notebooks/`` is registered, so a renamed key cannot leave a "Pending glue" hole in the book.
 Add new keys to ``KEYS`` (key -> what it holds).
 """

@@ -1,7 +1,8 @@
 """``tfc train``: training pipelines (a click group; each pipeline's module adds its sub-commands).
 
-``summac-conv`` is defined here; ``nli``, ``alignscore`` and ``convert`` live in
-:mod:`tfc.train.cli_inhouse` and are attached with its ``register`` hook (when that module exists).
+``summac-conv`` is defined here; the in-house checkpoints' commands (``nli``, ``alignscore``, ``sentence``,
+``convert``, ``mix``, ``wecheck``, ``score-inhouse``, ``reproduce``) live in :mod:`tfc.train.cli_inhouse` and
+are attached once with its ``register`` hook; ``qa`` lives in :mod:`tfc.train.qa_cli`.
 """
 from __future__ import annotations
 
@@ -39,19 +40,10 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
     click.echo(f"saved to {out}")
 
 
-# In-house checkpoints (tfc/nli-minilm, tfc/alignscore-minilm): `nli`, `alignscore`, `convert` live in
-# tfc.train.cli_inhouse (light: imports click only).
+# the in-house checkpoints' commands (light: click only at import)
 from tfc.train.cli_inhouse import register as _register_inhouse  # noqa: E402
 
 _register_inhouse(train)
-
-
-try:  # the in-house checkpoint commands (NLI warm-up, AlignScore, dtype conversion)
-    from tfc.train import cli_inhouse as _inhouse
-except ImportError:  # pragma: no cover - module not there yet
-    _inhouse = None
-if _inhouse is not None:
-    _inhouse.register(train)
 
 from tfc.train.qa_cli import qa_cmd as _qa_cmd  # noqa: E402  (tfc/qa-minilm, issue 9)
 
