@@ -342,3 +342,84 @@ def test_text_features_on_real_data(data_dir):
     f = tables.text_features(["qags_xsum"], sample=20, seed=0)
     assert len(f) == 20 and (f["grounding_words"] > f["generated_words"]).mean() > 0.9
     assert f["novel_unigram_pct"].between(0, 100).all()
+
+
+# --- TRUE's own conventions (google-research/true, src/meta_evaluation_lib.py and its tests) ----------
+
+_TRUE_LABELS = [1, 1, 0, 0]
+
+
+@pytest.mark.parametrize("scores, threshold, gmean", [
+    ([1, 1, 0, 0], 0.0, 1.0),              # TRUE test 'int_scores_perfect_gmean'
+    ([0.7, 1, 0.5, 0], 0.5, 1.0),          # 'float_scores_perfect_gmean'
+    ([0.5, 0.4, 0.7, 0.2], 0.2, 0.707106781),   # 'imperfect_gmean'
+])
+def test_true_gmean_threshold_matches_trues_test_cases(scores, threshold, gmean):
+    t, g = meta.binary.true_gmean_threshold(_TRUE_LABELS, scores)
+    assert t == pytest.approx(threshold) and g == pytest.approx(gmean)
+    assert meta.tune_threshold(_TRUE_LABELS, scores, convention="true") == pytest.approx(threshold)
+
+
+def test_true_imperfect_case_by_hand():
+    # ungrounded is the positive class, scored 1 - s: 0.8 (ungr.), 0.6, 0.5 (gr.), 0.3 (ungr.).
+    # At 1 - s >= 0.8: TPR 1/2, FPR 0 -> G = sqrt(0.5) (the maximum); threshold 1 - 0.8.
+    t = meta.tune_threshold(_TRUE_LABELS, [0.5, 0.4, 0.7, 0.2], convention="true")
+    assert t == 1 - (1 - 0.2) and t != 0.2          # TRUE's float round trip: 0.19999999999999996
+    # so, exactly as in TRUE, the example scored 0.2 is predicted grounded (0.2 <= t is False)
+    assert meta.predict([0.2], t, convention="true").tolist() == [1]
+    # the tfc convention tunes at a score value: 0.4 (consistent iff score >= 0.4), the partition TRUE
+    # meant ({0.2} ungrounded), which TRUE's threshold misses by the float round trip
+    assert meta.tune_threshold(_TRUE_LABELS, [0.5, 0.4, 0.7, 0.2]) == 0.4
+    assert meta.accuracy(_TRUE_LABELS, [0.5, 0.4, 0.7, 0.2], 0.4) == 0.75
+    assert meta.accuracy(_TRUE_LABELS, [0.5, 0.4, 0.7, 0.2], t, convention="true") == 0.5
+
+
+@pytest.mark.parametrize("scores, labels, threshold, expected", [
+    # TRUE's test_compute_precision_recall cases:
+    # (grounded P, R, F1, ungrounded P, R, F1)
+    ([1, 1, 0, 0], _TRUE_LABELS, 0.5, (1, 1, 1, 1, 1, 1)),                       # all_ones
+    ([0.8, 1, 0.5, 0], _TRUE_LABELS, 0.7, (1, 1, 1, 1, 1, 1)),                   # different threshold
+    ([0, 0, 0, 0], _TRUE_LABELS, 0.5, (0, 0, 0, 0.5, 1, 2 / 3)),                 # zero_grounded_values
+    ([1, 1, 1, 1], _TRUE_LABELS, 0.5, (0.5, 1, 2 / 3, 0, 0, 0)),                 # zero_ungrounded_values
+    ([0, 0, 1, 1], _TRUE_LABELS, 0.5, (0, 0, 0, 0, 0, 0)),                       # all_zeros
+    ([1, 1, 0.5, 0.5], _TRUE_LABELS, 0.5, (1, 1, 1, 1, 1, 1)),                   # scores equal to the threshold
+    ([1, 0.2, 0.2, 1], _TRUE_LABELS, 0.5, (0.5,) * 6),                           # all_half
+    ([0.88, 0, 0.42, 0.83, 0.6, 0], [1, 0, 0, 0, 0, 1], 0.5,
+     (1 / 3, 0.5, 0.4, 2 / 3, 0.5, 4 / 7)),                                      # float_values
+])
+def test_true_precision_recall_cases(scores, labels, threshold, expected):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pr = meta.precision_recall(labels, scores, threshold, convention="true")
+    got = tuple(pr[k] for k in ("precision_grounded", "recall_grounded", "f1_grounded",
+                                "precision_ungrounded", "recall_ungrounded", "f1_ungrounded"))
+    assert got == pytest.approx(expected)
+
+
+def test_conventions_differ_on_ties_and_on_empty_predictions():
+    y, s = [1, 1, 0, 0], [1, 1, 0.5, 0.5]
+    # a score equal to the threshold: ungrounded in TRUE's convention, consistent in tfc's
+    assert meta.accuracy(y, s, 0.5, convention="true") == 1.0
+    assert meta.accuracy(y, s, 0.5) == 0.5
+    # nothing predicted ungrounded: precision 0 (TRUE) or NaN (tfc)
+    assert meta.precision_recall(y, [1, 1, 1, 1], 0.5, convention="true")["precision_ungrounded"] == 0.0
+    assert np.isnan(meta.precision_recall(y, [1, 1, 1, 1], 0.5)["precision_ungrounded"])
+    # a dev-tuned threshold applied to test data holding that exact score
+    r_true = meta.tuned_accuracy([1, 0], [0.9, 0.4], [1, 0], [0.4, 0.4], convention="true")
+    r_tfc = meta.tuned_accuracy([1, 0], [0.9, 0.4], [1, 0], [0.4, 0.4])
+    assert r_tfc.threshold == 0.9 and r_tfc.accuracy == 0.5         # tfc tunes at 0.9: both predicted 0
+    assert r_true.threshold == pytest.approx(0.4) and r_true.accuracy == 0.5
+    with pytest.raises(ValueError, match="convention"):
+        meta.predict([0.1], 0.5, convention="sklearn")
+
+
+def test_accuracy_table_defaults_to_trues_convention():
+    from tfc.meta import tables
+
+    f = pd.DataFrame({"id": [f"frank/dev/{i}" for i in range(4)], "score": [1, 1, 0.5, 0.5], "label": [1, 1, 0, 0]})
+    a = tables.accuracy_table({"m": f}, ["frank"], averages=())
+    assert a["value"].iloc[0] == pytest.approx(100.0)
+    b = tables.accuracy_table({"m": f}, ["frank"], averages=(), convention="tfc")
+    assert b["value"].iloc[0] == pytest.approx(100.0) and b["threshold"].iloc[0] == 1.0

@@ -4,6 +4,7 @@ Public contract (see ``DESIGN.md``)::
 
     tfc.meta.roc_auc(labels, scores) -> float              # 0..1, labels 1 = consistent
     tfc.meta.tune_threshold(labels, scores) -> float       # max sqrt(TPR * (1 - FPR)); consistent iff score >= t
+    tfc.meta.tune_threshold(labels, scores, convention="true")  # TRUE's own: consistent iff score > t
     tfc.meta.bootstrap_auc_diff(labels, a, b, n=1000, seed=0) -> BootstrapResult(.diff .ci .p_value ...)
 
 Modules: :mod:`~tfc.meta.binary` (AUC, ROC, thresholds, accuracy, precision/recall),

@@ -4,7 +4,27 @@ Conventions used everywhere in :mod:`tfc.meta`:
 
 * ``labels``: 1 = factually consistent (grounded), 0 = inconsistent (ungrounded), as in TRUE.
 * ``scores``: higher = more consistent.
-* A threshold ``t`` predicts *consistent* when ``score >= t`` (sklearn's ``roc_curve`` convention).
+* A threshold ``t`` predicts *consistent* when ``score >= t`` (sklearn's ``roc_curve`` convention) in
+  the ``"tfc"`` convention, and when ``score > t`` in TRUE's (below).
+
+**Two threshold conventions** (``convention=`` on every thresholded function):
+
+* ``"true"``: TRUE's own library (google-research/true, ``src/meta_evaluation_lib.py``), exactly.
+  An example is *ungrounded* when ``score <= t`` and grounded otherwise (a strict comparison for
+  "consistent"). The geometric-mean threshold is tuned the way TRUE tunes it: sklearn's
+  ``roc_curve`` on ``1 - labels`` and ``1 - scores`` (ungrounded as the positive class) with its
+  default ``drop_intermediate=True``, the first maximiser of sqrt(TPR * (1 - FPR)), and ``1 -`` that
+  threshold (so the tuned value carries the float error of ``1 - (1 - s)``: TRUE's own test expects
+  0.2 "almost equal" where the arithmetic gives 0.19999999999999996, and an example scored exactly 0.2
+  is then predicted grounded). Precision of a class that is never predicted is **0** (sklearn's
+  ``zero_division`` default, with its warning silenced). This is the ``as-published`` convention of the
+  TRUE tables (:data:`AS_PUBLISHED`; :func:`tfc.meta.tables.accuracy_table` uses it).
+* ``"tfc"``: the project's earlier convention, kept as an option: consistent when ``score >= t``,
+  every distinct score a candidate (intermediate ROC points kept), the largest best threshold, and
+  precision NaN ("no prediction made") for a class never predicted.
+
+The two differ on ties at the threshold, when a threshold tuned on dev is applied to other data (a
+test score equal to the dev threshold), and for a class that is never predicted.
 
 **Direction of the AUC.** TRUE reports the ROC AUC "for detecting inconsistent examples". Detecting
 inconsistency means ranking the inconsistent examples first, i.e. using ``-score`` as the detector
@@ -24,6 +44,15 @@ import numpy as np
 import pandas as pd
 
 from tfc.meta._checks import as_labels, as_scores, both_classes, labels_scores
+
+CONVENTIONS = ("true", "tfc")
+AS_PUBLISHED = "true"   # the TRUE tables' convention (google-research/true meta_evaluation_lib)
+
+
+def _check_convention(convention: str) -> str:
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+    return convention
 
 
 def roc_auc(labels, scores) -> float:
@@ -73,8 +102,23 @@ def _gmean_curve(y: np.ndarray, s: np.ndarray):
     return s_sorted[last], np.sqrt(tpr * (1 - fpr)), tpr, fpr
 
 
-def tune_threshold(labels, scores) -> float:
+def true_gmean_threshold(labels, scores) -> tuple[float, float]:
+    """TRUE's ``get_optimal_gmeans_threshold``: (threshold, G-mean), computed as TRUE computes it
+    (see the module docstring); predictions then use ``score <= threshold`` for ungrounded."""
+    from sklearn.metrics import roc_curve as _roc
+
+    y, s = labels_scores(labels, scores, what="threshold tuning")
+    fpr, tpr, thr = _roc(1 - y, 1 - s)      # drop_intermediate=True, sklearn's default, as in TRUE
+    g = np.sqrt(tpr * (1 - fpr))
+    i = int(np.argmax(g))
+    return float(1 - thr[i]), float(g[i])
+
+
+def tune_threshold(labels, scores, convention: str = "tfc") -> float:
     """Threshold that maximises the geometric mean sqrt(TPR * (1 - FPR)), as TRUE tunes it.
+
+    ``convention="true"`` is TRUE's own computation (:func:`true_gmean_threshold`); the default
+    ``"tfc"`` is described below.
 
     Candidates are the distinct score values; the rule is "predict consistent when score >= t".
     The geometric mean is symmetric in the two classes (it is sqrt(recall_consistent *
@@ -84,44 +128,53 @@ def tune_threshold(labels, scores) -> float:
     ``drop_intermediate=True`` can drop the maximiser, since the geometric mean is not linear along
     a collinear stretch of the curve.
     """
+    if _check_convention(convention) == "true":
+        return true_gmean_threshold(labels, scores)[0]
     y, s = labels_scores(labels, scores, what="threshold tuning")
     thr, g, _, _ = _gmean_curve(y, s)
     return float(thr[int(np.argmax(g))])  # argmax = first = largest threshold among ties
 
 
-def predict(scores, threshold: float) -> np.ndarray:
-    """1 (consistent) where ``score >= threshold``, else 0."""
+def predict(scores, threshold: float, convention: str = "tfc") -> np.ndarray:
+    """1 (consistent) where ``score >= threshold`` (``"tfc"``) or ``score > threshold`` (``"true"``:
+    TRUE marks ``score <= threshold`` ungrounded), else 0."""
     s = as_scores(scores)
-    if not np.isfinite(threshold):
+    if _check_convention(convention) == "tfc" and not np.isfinite(threshold):
         raise ValueError(f"threshold must be finite, got {threshold}")
+    if convention == "true":
+        if np.isnan(threshold):
+            raise ValueError("threshold must not be NaN")
+        return (s > threshold).astype(np.int8)
     return (s >= threshold).astype(np.int8)
 
 
-def accuracy(labels, scores, threshold: float) -> float:
-    """Share of examples whose prediction (``score >= threshold``) equals the label."""
+def accuracy(labels, scores, threshold: float, convention: str = "tfc") -> float:
+    """Share of examples whose prediction (:func:`predict`) equals the label."""
     y = as_labels(labels)
     s = as_scores(scores, n=y.size)
-    return float((predict(s, threshold) == y).mean())
+    return float((predict(s, threshold, convention) == y).mean())
 
 
-def balanced_accuracy(labels, scores, threshold: float) -> float:
+def balanced_accuracy(labels, scores, threshold: float, convention: str = "tfc") -> float:
     """Mean of the two per-class recalls (sklearn ``balanced_accuracy_score``); needs both classes."""
     from sklearn.metrics import balanced_accuracy_score
 
     y, s = labels_scores(labels, scores, what="balanced accuracy")
-    return float(balanced_accuracy_score(y, predict(s, threshold)))
+    return float(balanced_accuracy_score(y, predict(s, threshold, convention)))
 
 
-def precision_recall(labels, scores, threshold: float) -> dict:
+def precision_recall(labels, scores, threshold: float, convention: str = "tfc") -> dict:
     """Precision and recall for grounded (consistent, 1) and ungrounded (inconsistent, 0) examples.
 
-    A class that is never predicted has precision NaN (0/0, not an error: "no prediction made").
+    A class that is never predicted has precision NaN in the ``"tfc"`` convention (0/0, not an error:
+    "no prediction made") and 0 in TRUE's (``"true"``, sklearn's ``zero_division`` default).
     """
     from sklearn.metrics import precision_recall_fscore_support
 
     y, s = labels_scores(labels, scores, what="per-class precision/recall")
-    p, r, f, n = precision_recall_fscore_support(y, predict(s, threshold), labels=[1, 0],
-                                                 zero_division=np.nan)
+    zero = 0.0 if _check_convention(convention) == "true" else np.nan
+    p, r, f, n = precision_recall_fscore_support(y, predict(s, threshold, convention), labels=[1, 0],
+                                                 zero_division=zero)
     return {"precision_grounded": float(p[0]), "recall_grounded": float(r[0]), "f1_grounded": float(f[0]),
             "precision_ungrounded": float(p[1]), "recall_ungrounded": float(r[1]),
             "f1_ungrounded": float(f[1]), "n_grounded": int(n[0]), "n_ungrounded": int(n[1])}
@@ -138,7 +191,8 @@ class ThresholdResult:
     same_data: bool
 
 
-def tuned_accuracy(tune_labels, tune_scores, eval_labels=None, eval_scores=None) -> ThresholdResult:
+def tuned_accuracy(tune_labels, tune_scores, eval_labels=None, eval_scores=None,
+                   convention: str = "tfc") -> ThresholdResult:
     """Accuracy and balanced accuracy at a threshold tuned (geometric mean) on ``tune``.
 
     * TRUE Table 11: tune and evaluate on dev (leave ``eval_*`` as None).
@@ -147,7 +201,7 @@ def tuned_accuracy(tune_labels, tune_scores, eval_labels=None, eval_scores=None)
     The evaluation set may hold a single class (accuracy is still defined); balanced accuracy is
     then NaN, documented rather than raised, because the test split is what it is.
     """
-    thr = tune_threshold(tune_labels, tune_scores)
+    thr = tune_threshold(tune_labels, tune_scores, convention)
     same = eval_labels is None and eval_scores is None
     if same:
         eval_labels, eval_scores = tune_labels, tune_scores
@@ -157,8 +211,8 @@ def tuned_accuracy(tune_labels, tune_scores, eval_labels=None, eval_scores=None)
     s = as_scores(eval_scores, n=y.size, name="eval_scores")
     try:
         both_classes(y)
-        bacc = balanced_accuracy(y, s, thr)
+        bacc = balanced_accuracy(y, s, thr, convention)
     except ValueError:
         bacc = float("nan")
-    return ThresholdResult(threshold=thr, accuracy=accuracy(y, s, thr), balanced_accuracy=bacc,
+    return ThresholdResult(threshold=thr, accuracy=accuracy(y, s, thr, convention), balanced_accuracy=bacc,
                            n_tune=int(np.asarray(tune_labels).size), n_eval=int(y.size), same_data=same)

@@ -71,17 +71,20 @@ def ensemble_frame(frames: dict, members, ranges: dict | None = None) -> pd.Data
 
 
 def disagreement(labels, member_scores: dict, member_thresholds: dict, ensemble: np.ndarray,
-                 ensemble_threshold: float) -> pd.DataFrame:
-    """TRUE's ensemble analysis on one set of examples.
+                 ensemble_threshold: float, convention: str = "tfc") -> pd.DataFrame:
+    """TRUE's ensemble analysis on one set of examples (predictions by
+    :func:`tfc.meta.binary.predict` in ``convention``).
 
     Among the examples the ensemble classifies correctly while at least one member is wrong, count
     how many members are right (0 .. k-1). Returns ``n_members_right, n, pct``.
     """
     y = as_labels(labels)
     e = as_scores(ensemble, n=y.size, name="ensemble")
-    right = np.column_stack([(as_scores(member_scores[m], n=y.size, name=m) >= member_thresholds[m]) == y
-                             for m in member_scores])
-    ens_right = (e >= ensemble_threshold) == y
+    from tfc.meta.binary import predict
+
+    right = np.column_stack([predict(as_scores(member_scores[m], n=y.size, name=m), member_thresholds[m],
+                                     convention) == y for m in member_scores])
+    ens_right = predict(e, ensemble_threshold, convention) == y
     sel = ens_right & ~right.all(axis=1)
     k = right.shape[1]
     counts = np.bincount(right[sel].sum(axis=1), minlength=k)[:k]

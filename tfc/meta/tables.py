@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tfc.meta.binary import roc_auc, roc_curve, tuned_accuracy
+from tfc.meta.binary import AS_PUBLISHED, roc_auc, roc_curve, tuned_accuracy
 from tfc.meta.significance import DEFAULT_N, correct_pvalues, interval_comparison
 
 from tfc.data import TRUE_ALL, TRUE_TEXT  # noqa: E402  (the data registry is the one list of TRUE sets)
@@ -127,9 +127,12 @@ def auc_table(frames: dict, datasets=None, averages=tuple(AVERAGES), signatures:
 
 
 def accuracy_table(dev_frames: dict, datasets=None, *, test_frames: dict | None = None,
-                   averages=("avg_wo_vitc_fever",)) -> pd.DataFrame:
+                   averages=("avg_wo_vitc_fever",), convention: str = AS_PUBLISHED) -> pd.DataFrame:
     """Accuracy x100 at the geometric-mean threshold (TRUE T11 when ``test_frames`` is None: tuned and
     evaluated on dev; T12 otherwise: tuned on dev, applied to test, datasets present in both).
+
+    ``convention`` defaults to TRUE's own (``"true"``: strict comparison, TRUE's threshold tuning;
+    see :mod:`tfc.meta.binary`); ``"tfc"`` is the earlier ``score >= t`` convention.
 
     Returns ``row, column, value`` (accuracy) plus ``balanced_accuracy, threshold, n, signature``.
     """
@@ -138,9 +141,9 @@ def accuracy_table(dev_frames: dict, datasets=None, *, test_frames: dict | None 
     test = None if test_frames is None else {(m, d): (y, s) for m, d, y, s, _ in per_dataset(test_frames, datasets)}
     for (m, d), (y, s) in dev.items():
         if test is None:
-            r = tuned_accuracy(y, s)
+            r = tuned_accuracy(y, s, convention=convention)
         elif (m, d) in test:
-            r = tuned_accuracy(y, s, *test[(m, d)])
+            r = tuned_accuracy(y, s, *test[(m, d)], convention=convention)
         else:
             continue
         rows.append({"row": d, "column": m, "value": 100 * r.accuracy,
@@ -236,8 +239,10 @@ def max_abs_delta(joined: pd.DataFrame, rows=None) -> tuple[float, str]:
     return float(abs(j.loc[i, "delta"])), str(j.loc[i, "row"])
 
 
-def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=None) -> pd.DataFrame:
-    """TRUE's ensemble analysis pooled over datasets; thresholds tuned per dataset (on dev itself).
+def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=None,
+                       convention: str = AS_PUBLISHED) -> pd.DataFrame:
+    """TRUE's ensemble analysis pooled over datasets; thresholds tuned per dataset (on dev itself), in
+    TRUE's threshold convention by default.
 
     Returns ``n_members_right, n, pct`` over the examples where the ensemble is right and at least
     one member is wrong.
@@ -257,9 +262,9 @@ def disagreement_table(frames: dict, members, ensemble: pd.DataFrame, datasets=N
         g = merged[ds == d]
         y = g["label"].to_numpy(int)
         sc = {m: g[m].to_numpy(float) for m in members}
-        th = {m: tune_threshold(y, v) for m, v in sc.items()}
+        th = {m: tune_threshold(y, v, convention) for m, v in sc.items()}
         e = g["_ensemble"].to_numpy(float)
-        t = disagreement(y, sc, th, e, tune_threshold(y, e))
+        t = disagreement(y, sc, th, e, tune_threshold(y, e, convention), convention)
         total = t if total is None else total.assign(n=total["n"] + t["n"])
     total["pct"] = 100 * total["n"] / total["n"].sum() if total["n"].sum() else np.nan
     return total
