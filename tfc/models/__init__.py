@@ -155,7 +155,8 @@ def torch_dtype(dtype: str):
 
     table = {"float32": torch.float32, "fp32": torch.float32, "float16": torch.float16,
              "fp16": torch.float16, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-             "int8-dynamic": torch.float32}  # int8-dynamic: fp32 weights, quantised after loading
+             "int8-dynamic": torch.float32,  # int8-dynamic: fp32 weights, quantised after loading
+             "int8-dynamic-pc": torch.float32}
     if dtype not in table:
         raise ValueError(f"unknown dtype {dtype!r}; use one of {sorted(table)}")
     return table[dtype]
@@ -219,9 +220,9 @@ def load_sequence_classifier(checkpoint: str, revision: str | None = None, devic
     from transformers import AutoModelForSequenceClassification
 
     path = resolve(checkpoint)
-    if dtype == INT8_DYNAMIC:
+    if dtype in INT8_DTYPES:
         model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision, dtype=torch_dtype("float32"))
-        model = quantize_dynamic_int8(model.eval(), resolve_device(device))
+        model = quantize_dynamic_int8(model.eval(), resolve_device(device), per_channel=dtype == INT8_DYNAMIC_PC)
     else:
         model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
                                                                    dtype=torch_dtype(dtype))
@@ -230,16 +231,29 @@ def load_sequence_classifier(checkpoint: str, revision: str | None = None, devic
 
 
 INT8_DYNAMIC = "int8-dynamic"
+INT8_DYNAMIC_PC = "int8-dynamic-pc"
+INT8_DTYPES = (INT8_DYNAMIC, INT8_DYNAMIC_PC)
 
 
-def quantize_dynamic_int8(model, device: str = "cpu"):
-    """PyTorch dynamic quantisation of every ``nn.Linear`` to int8 (weights int8, activations quantised per
-    batch at run time): the CPU fast path (fbgemm; AVX2/VNNI). CPU only."""
+def quantize_dynamic_int8(model, device: str = "cpu", per_channel: bool = False):
+    """PyTorch dynamic quantisation to int8 (weights int8, activations quantised per batch at run time): the
+    CPU fast path (fbgemm; AVX2/VNNI). CPU only.
+
+    ``per_channel=False`` (``int8-dynamic``): every ``nn.Linear``, one weight scale per tensor.
+    ``per_channel=True`` (``int8-dynamic-pc``): one weight scale per output row, and the classifier layers
+    (the few weights that turn features into the score) stay in fp32 -- a finer, gentler preset, for
+    when per-tensor scales move the scores too much."""
     import torch
 
     if not str(device).startswith("cpu"):
         raise ValueError(f"dtype {INT8_DYNAMIC!r} runs on the CPU only; got device {device!r}")
-    return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    if not per_channel:
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    from torch.ao.quantization import per_channel_dynamic_qconfig
+
+    spec = {name: per_channel_dynamic_qconfig for name, m in model.named_modules()
+            if isinstance(m, torch.nn.Linear) and not name.split(".")[0] == "classifier"}
+    return torch.ao.quantization.quantize_dynamic(model, spec, dtype=torch.qint8)
 
 
 _GENERIC = re.compile(r"^label_?\d+$", re.IGNORECASE)

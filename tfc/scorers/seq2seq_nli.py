@@ -56,8 +56,8 @@ class Seq2SeqNLIEngine(NLIEngine):
                  template: str = TRUE_TEMPLATE, positive: str = POSITIVE):
         from transformers import AutoModelForSeq2SeqLM
 
-        if dtype == models.INT8_DYNAMIC:
-            raise ValueError(f"dtype {models.INT8_DYNAMIC!r} is not supported for text-to-text NLI models")
+        if dtype in models.INT8_DTYPES:
+            raise ValueError(f"dtype {dtype!r} is not supported for text-to-text NLI models")
         path = models.resolve(checkpoint)
         self.device = models.resolve_device(device)
         self.model = AutoModelForSeq2SeqLM.from_pretrained(path, revision=revision, dtype=models.torch_dtype(dtype))
