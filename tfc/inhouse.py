@@ -54,6 +54,7 @@ def plans() -> dict[str, list[dict]]:
     # fp32 is the preset: int8-dynamic drifted by more than 0.2 AUC (the drift plan below measures it again)
     sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}}
     sent8 = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}}
+    sent8pc = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic-pc"}}
     out = {
         "nli-true": [{**nli, "dataset": d} for d in true9],
         "alignscore-true": [{**align, "dataset": d} for d in true9],
@@ -71,6 +72,8 @@ def plans() -> dict[str, list[dict]]:
                                   for d in sorted(true9, key=SENT_ORDER.index)],
         "sent-true-int8-sample": [{**sent8, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
                                   for d in sorted(true9, key=SENT_ORDER.index)],
+        "sent-true-int8pc-sample": [{**sent8pc, "dataset": d, "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED}
+                                    for d in sorted(true9, key=SENT_ORDER.index)],
 
         "sent-summac": [{**sent, "dataset": d} for d in SUMMAC_SETS],
         "alignscore-split-ablation": [
@@ -635,14 +638,16 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
            "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table",
-           "SENT_LABEL", "SENT_FAST", "identity_probe", "recorded_identity_probe"]
+           "SENT_LABEL", "SENT_FAST", "SENT_FAST_PC", "identity_probe", "recorded_identity_probe", "preset_drift",
+           "drift_verdict", "DRIFT_LIMIT"]
 
 
 # --------------------------------------------------------------------------------------------------
-# the sentence-level model (tfc/sent-minilm) on the full sets, beside the cheap baselines
+# the sentence-level model (tfc/sent-minilm-v2) on the full sets, beside the cheap baselines
 
 SENT_MODELS = {SENT_LABEL: ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"})}
 SENT_FAST = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})   # drift-checked, not the preset
+SENT_FAST_PC = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic-pc"})
 SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {}),
                   "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"})}
 
@@ -726,6 +731,33 @@ def drift_table(fp32, fast, datasets=None) -> pd.DataFrame:
     if len(df):
         df["drift"] = df["auc_fast"] - df["auc_fp32"]
     return df
+
+
+DRIFT_LIMIT = 0.2   # AUC points: the most a fast preset may move any TRUE set against fp32 (issues 18 and 21)
+
+
+def preset_drift(datasets=None) -> pd.DataFrame:
+    """The shipped sentence model's fast CPU presets against its fp32 preset, on the rows both caches hold
+    (the drift sample): one :func:`drift_table` per preset, stacked, with a ``preset`` column."""
+    sc = named_scorers({"fp32": SENT_MODELS[SENT_LABEL], "int8-dynamic": SENT_FAST, "int8-dynamic-pc": SENT_FAST_PC})
+    if "fp32" not in sc:
+        return pd.DataFrame()
+    parts = [drift_table(sc["fp32"], sc[k], datasets).assign(preset=k) for k in ("int8-dynamic", "int8-dynamic-pc") if k in sc]
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def drift_verdict(drift: pd.DataFrame, limit: float = DRIFT_LIMIT) -> str:
+    """One sentence per preset: its largest |drift| and whether it qualifies as the fast preset."""
+    if drift.empty:
+        return "n/a (no drift sample scored)"
+    out = []
+    for preset, g in drift.groupby("preset", sort=False):
+        worst = float(g["drift"].abs().max())
+        ok = worst <= limit and len(g) == g["dataset"].nunique()
+        out.append(f"{preset}: largest |drift| {worst:.2f} AUC points over {len(g)} sets, "
+                   + ("within the limit, so it qualifies as a fast preset" if ok else f"beyond the {limit} allowed"))
+    return "; ".join(out)
 
 
 # "what we tried": every training / reading variant of the in-house models, with what it measured. The
@@ -842,13 +874,17 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
                        "max_abs_prob_diff_on_check_pairs": round(float(np.abs(src_probs - np.array(meta["check_probs"])).max()), 6)}}
     sc = named_scorers({"source": ("summac-zs", {"checkpoint": source, "dtype": "float32"}),
                         "release": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "float32"}),
-                        "int8": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic"})})
+                        "int8": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic"}),
+                        "int8pc": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic-pc"})})
     if {"source", "release"} <= set(sc):
         d = drift_table(sc["source"], sc["release"], datasets)
         out["drift_release_vs_source"] = d.round(4).to_dict("records")
     if {"release", "int8"} <= set(sc):
         d = drift_table(sc["release"], sc["int8"], datasets)
         out["drift_int8_vs_fp32"] = d.round(4).to_dict("records")
+    if {"release", "int8pc"} <= set(sc):
+        d = drift_table(sc["release"], sc["int8pc"], datasets)
+        out["drift_int8pc_vs_fp32"] = d.round(4).to_dict("records")
     from tfc.train.mix import qafacteval_check
 
     if "release" in sc:
