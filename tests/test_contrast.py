@@ -192,3 +192,20 @@ def test_generated_pairs_never_carry_evaluation_text():
     evals = set(paws["grounding"]) | set(paws["generated"])
     assert not (set(kept["text_a"]) | set(kept["text_b"])) & evals
     assert int(rep[["removed_exact", "removed_near"]].to_numpy().sum()) == int(made["text_index"].lt(40).sum())
+
+
+@needs_nlp
+def test_sentence_mix_versions(data_dir):
+    """v2 adds the copy and drop_pp positives to v1; everything else goes through the same filters."""
+    from tfc.train.mix import build_sentence_mix
+
+    with pytest.raises(ValueError, match="version"):
+        build_sentence_mix(sample=5, version=3)
+    v2, rep = build_sentence_mix(seed=0, sample=40, contrast_sentences=120, teacher_cap=20, version=2)
+    assert rep["version"] == 2 and rep["generators"] == {"copies": True, "compress": True}
+    cop = v2[v2["source"] == "contrast/copy"]
+    assert len(cop) > 0 and (cop["label"] == LABEL2ID["entailment"]).all()
+    assert rep["generated"]["contrast_rows_by_rule"]["copy"] >= len(cop)
+    # every copy sits beside a negative made from the same sentence
+    neg = v2[v2["source"].isin([f"contrast/{r}" for r in C.NEGATIVE_RULES])]
+    assert set(cop["text_a"]) <= set(neg["text_a"])
