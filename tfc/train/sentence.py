@@ -1,6 +1,10 @@
-"""The sentence-level alignment model (``tfc/sent-minilm``): MiniLM-L6 with the 3-way, binary and
-regression heads, trained by the one engine (:mod:`tfc.train.core`) on the sentence mix
-(:func:`tfc.train.mix.build_sentence_mix`) at 128 tokens with bf16 autocast.
+"""The sentence-level alignment model: MiniLM-L6 with the 3-way, binary and regression heads, trained by
+the one engine (:mod:`tfc.train.core`) on the sentence mix (:func:`tfc.train.mix.build_sentence_mix`) at 128
+tokens in fp32 (bf16 autocast is emulated, and slower, on a CPU without native bf16).
+
+Two runs make the shipped model: ``tfc/sent-minilm`` (v1: 2100 steps on mix v1 from MiniLM) and
+``tfc/sent-minilm-v2`` (continued from v1 on mix v2, which adds identical-sentence and compression
+positives; ``init`` and ``dev_from`` of :class:`tfc.train.core.TrainConfig`). The README lists the commands.
 
 It is meant to be read SummaC-ZS style (sentence pairs, P(entail) - P(contradict), max over grounding
 sentences, mean over generated sentences): see the ``summac-zs`` scorer. The 3-way head loads as an
