@@ -56,6 +56,21 @@ def _model_scorers():
 
 
 MODEL_SCORERS = _model_scorers()
+QGQA = {"q2", "qags"}     # `checkpoint` is their extractive QA model (a tiny one below); Q² adds a tiny NLI model
+
+
+@pytest.fixture(scope="module")
+def tiny_qa(tmp_path_factory):
+    from tfc.train.qa import make_tiny_qa
+
+    return str(make_tiny_qa(tmp_path_factory.mktemp("faults-qa") / "qa", seed=5))
+
+
+def _kw(name, tiny, tiny_qa):
+    """Overrides that build ``name`` on the tiny checkpoints."""
+    if name in QGQA:
+        return {"checkpoint": tiny_qa, **({"nli_checkpoint": tiny} if name == "q2" else {})}
+    return {"checkpoint": tiny}
 
 
 # ------------------------------------------------------------------------------- killed run resumes
@@ -235,7 +250,8 @@ def test_swapped_id2label_refused(name, tmp_path):
         s.score(["the cat sat."], ["the cat."], progress=False)
 
 
-@pytest.mark.parametrize("name", [n for n in MODEL_SCORERS if n != "bertscore"])   # BERTScore: encoder only
+# BERTScore: encoder only; QAGS / Q²: `checkpoint` is a QA model (start/end logits, no labels)
+@pytest.mark.parametrize("name", [n for n in MODEL_SCORERS if n != "bertscore" and n not in QGQA])
 def test_generic_labels_need_an_explicit_order(name, tmp_path):
     generic = make_tiny_classifier(tmp_path / "generic", id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     kw = {"conv_checkpoint": str(tmp_path)} if "conv_checkpoint" in _config_fields(name) else {}
@@ -246,18 +262,19 @@ def test_generic_labels_need_an_explicit_order(name, tmp_path):
 
 # ------------------------------------------------------------------------------- device
 @pytest.mark.parametrize("name", [n for n in MODEL_SCORERS if "device" in _config_fields(n)])
-def test_cuda_without_gpu_is_a_clear_error(name, tiny, monkeypatch):
+def test_cuda_without_gpu_is_a_clear_error(name, tiny, tiny_qa, monkeypatch):
     import torch
 
     if torch.cuda.is_available():
         pytest.skip("a GPU is present")
+    kw = _kw(name, tiny, tiny_qa)
     with pytest.raises(RuntimeError, match="no CUDA GPU"):
-        S.get(name, checkpoint=tiny, device="cuda").score(["the cat sat."], ["the cat."], progress=False)
+        S.get(name, device="cuda", **kw).score(["the cat sat."], ["the cat."], progress=False)
     with pytest.raises(ValueError, match="device must be"):
-        S.get(name, checkpoint=tiny, device="gpu").score(["the cat sat."], ["the cat."], progress=False)
+        S.get(name, device="gpu", **kw).score(["the cat sat."], ["the cat."], progress=False)
     monkeypatch.setenv("TFC_DEVICE", "cuda")     # the default device comes from the environment
     with pytest.raises(RuntimeError, match="no CUDA GPU"):
-        S.get(name, checkpoint=tiny).score(["the cat sat."], ["the cat."], progress=False)
+        S.get(name, **kw).score(["the cat sat."], ["the cat."], progress=False)
 
 
 def test_trainer_cuda_without_gpu_is_a_clear_error(tmp_path):
@@ -279,9 +296,9 @@ def test_trainer_cuda_without_gpu_is_a_clear_error(tmp_path):
 
 # ------------------------------------------------------------------------------- determinism
 @pytest.mark.parametrize("name", MODEL_SCORERS)
-def test_scores_repeat_and_ignore_batch_size(name, tiny, tmp_path):
+def test_scores_repeat_and_ignore_batch_size(name, tiny, tiny_qa, tmp_path):
     fields = _config_fields(name)
-    kw = {"checkpoint": tiny}
+    kw = _kw(name, tiny, tiny_qa)
     if "conv_checkpoint" in fields:
         pytest.skip("SummaC-Conv adds a fixed linear map to SummaC-ZS's matrices (covered through summac-zs)")
     if "num_layers" in fields:

@@ -197,18 +197,18 @@ def test_q2_validation_no_answer_and_no_valid():
     # Q2*: discard the unanswerable question when another one has an answer
     s = _stub_q2(qa, use_nli=False, validation="f1", discard_unanswerable=True)
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(squad_f1("Barack Obama", "Obama"))
-    # nothing valid -> NaN by default, or the configured value
+    # nothing valid -> the no_questions policy: 0 by default; NaN only under the legacy policy
     s = _stub_q2({}, use_nli=False)
-    assert math.isnan(s.run([KNOW], [RESP])[0][0])
-    s = _stub_q2({}, use_nli=False, no_valid_score=0.0)
-    assert s.run([KNOW], [RESP])[0][0] == 0.0
+    assert s.run([KNOW], [RESP])[0][0] == 0.0 and s._aux_keep["aux_n_valid"].tolist() == [0]
+    s = _stub_q2({}, use_nli=False, no_valid_score=None)
+    assert s.config.no_questions == "nan" and math.isnan(s.run([KNOW], [RESP])[0][0])
     assert fill_no_valid([np.nan, 0.4]).tolist() == [0.0, 0.4]
 
 
 def test_q2_no_candidates_and_empty_text():
     s = _stub_q2({}, use_nli=False)
     out = s.score(["Some knowledge.", "Some knowledge.", ""], ["Yes!", "", "Paris is nice."])
-    assert math.isnan(out[0])                  # no candidates -> no valid question -> NaN
+    assert out[0] == 0.0                       # no candidates -> no valid question -> the "zero" policy
     assert out[1] == 0.0 and out[2] == 0.0     # empty side -> empty_score (lower end of the range)
     assert s.last_aux()["aux_n_candidates"].tolist()[0] == 0
 
@@ -257,12 +257,15 @@ def test_qags_stub_pipeline():
     s3 = QAGSScorer(qa_checkpoint="unused", k=1, fill_to_k=False)
     s3.qg, s3.qa, s3._loaded = StubQG(), StubQA(qa), True
     assert s3.run([art], [summ])[0][0] == pytest.approx(2 / 3)    # K = 1: the first best (Obama, tie order)
-    # no question survives -> NaN; and the value does not depend on batching
+    # no question survives -> the no_questions policy (0; NaN only under the legacy policy); batching does not matter
     s4 = QAGSScorer(qa_checkpoint="unused")
     s4.qg, s4.qa, s4._loaded = StubQG(), StubQA({}), True
-    assert math.isnan(s4.run([art], [summ])[0][0])
+    assert s4.run([art], [summ])[0][0] == 0.0
+    s5 = QAGSScorer(qa_checkpoint="unused", no_questions="nan")
+    s5.qg, s5.qa, s5._loaded = StubQG(), StubQA({}), True
+    assert math.isnan(s5.run([art], [summ])[0][0])
     both = s.run([art, art], [summ, "Yes!"])[0]
-    assert both[0] == pytest.approx(score[0]) and math.isnan(both[1])
+    assert both[0] == pytest.approx(score[0]) and both[1] == 0.0
 
 
 # ---------------------------------------------------------------------------------------------- tiny models end to end
@@ -299,18 +302,19 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
     q2 = Q2Scorer(qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9, validation="f1",
                   validation_f1=0.0)
     out = q2.score(g, h, batch_size=3)
-    assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and math.isnan(out[1])
+    assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and out[1] == 0.0
     t = q2.explain(g, h)
     assert list(t.columns[:10]) == ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
                                     "answer_grounding", "f1", "nli", "sub_score"]
     assert (t["example"] == 0).all() and len(t) >= 3
-    assert np.allclose(q2.score(g, h, batch_size=1), out, equal_nan=True)
+    assert np.allclose(q2.score(g, h, batch_size=1), out)
+    assert q2.last_aux()["aux_n_chunks"].tolist() == [1, 1]
     assert q2.signature.startswith("q2.rule-f1-nli.")
     assert "_components" in q2.signature_fields() and q2.signature != Q2Scorer(
         qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"]).signature
     qags = QAGSScorer(qa_checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
     o2 = qags.score(g, h)
-    assert 0.0 <= o2[0] <= 1.0 and math.isnan(o2[1])
+    assert 0.0 <= o2[0] <= 1.0 and o2[1] == 0.0
     assert qags.last_aux()["aux_n_questions"][0] >= 1
     e = qags.explain(g[:1], h[:1])
     assert len(e) == 5 and set(e.columns) >= {"candidate", "question", "answer_generated", "answer_grounding", "f1"}
@@ -411,3 +415,132 @@ def test_qa_trains_on_the_one_engine(tiny, tmp_path):
     assert last < 0.9 * first, (first, last)   # seeded: 4.95 -> 4.22 over 40 steps of a tiny random model
     assert s["objective"] == "qa-span" and s["engine_config"]["tasks"] == []
     assert s["mix"]["train_rows"] + s["train_rows_answer_truncated"] == len(train)
+
+
+# ---------------------------------------------------------------------------------------------- the protocol (issue 17)
+def test_checkpoint_is_the_qa_model_and_qa_checkpoint_its_old_name():
+    for cls in (Q2Scorer, QAGSScorer):
+        a, b = cls(checkpoint="some/qa"), cls(qa_checkpoint="some/qa")
+        assert a.config.qa_checkpoint == a.config.checkpoint == "some/qa"
+        assert a.signature == b.signature and "checkpoint" not in a.config.signature_fields()
+        assert cls().config.checkpoint == "tfc/qa-minilm"
+        c = type(a.config).replace(a.config, qa_checkpoint="other/qa")   # either name moves both
+        assert c.checkpoint == c.qa_checkpoint == "other/qa"
+        with pytest.raises(ValueError, match="same field"):
+            cls(checkpoint="x", qa_checkpoint="y")
+
+
+def test_no_questions_policy_is_validated_and_in_the_signature():
+    for cls, legacy in ((Q2Scorer, "no_valid_score"), (QAGSScorer, "no_question_score")):
+        with pytest.raises(ValueError, match="no_questions"):
+            cls(no_questions="skip")
+        with pytest.raises(ValueError, match="legacy"):
+            cls(**{legacy: 0.5})
+        zero, nli, nan = cls(), cls(no_questions="nli"), cls(no_questions="nan")
+        assert zero.config.no_questions == "zero" and zero.config.signature_fields()["no_questions"] == "zero"
+        assert len({zero.signature, nli.signature, nan.signature}) == 3
+        assert nan.signature == cls(**{legacy: None}).signature and "no_questions" not in nan.config.signature_fields()
+        assert "nli" in nli.components()
+
+
+def test_no_questions_nli_uses_the_end_to_end_nli_score():
+    class StubNLIScorer:
+        def score(self, g, h, batch_size=None, progress=False):
+            return np.array([0.25 + 0.5 * ("Paris" in x) for x in h])
+
+    s = _stub_q2({}, use_nli=False, no_questions="nli")
+    s._nli_scorer = StubNLIScorer()
+    out, _ = s.run([KNOW, KNOW], [RESP, "Yes!"])
+    assert out.tolist() == [0.75, 0.25]
+
+
+def _sidecars():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "results" / "scores"
+    return sorted(p for p in root.glob("*/*/*.json") if p.parts[-3].split(".")[0] in ("q2", "qags"))
+
+
+def test_committed_cache_signatures_are_unchanged():
+    """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under (the protocol's new
+    fields -- checkpoint, no_questions, qg_rules, QAGS's nli_* -- leave the old configurations' hashes alone)."""
+    import tfc.scorers as S
+    from tfc.scorers import qgqa_runs as R
+
+    cars = _sidecars()
+    assert cars, "no committed q2/qags caches found"
+    for p in cars:
+        meta = json.loads(p.read_text())
+        s = S.from_config(meta["scorer"], meta["config"])
+        assert s.signature == meta["signature"] == p.parts[-3], p
+        assert s.config.no_questions == "nan" and s.config.qg_rules == "v1"
+    # the chapters' run configurations still point at them
+    sigs = {p.parts[-3] for p in cars}
+    assert R.scorer_for("q2").signature in sigs and R.scorer_for("qags").signature in sigs
+    assert S.get("q2").signature not in sigs   # the protocol default (no_questions="zero") is a new configuration
+
+
+# ---------------------------------------------------------------------------------------------- rule QG version 2
+@pytest.mark.parametrize("sentence,answer,v1,v2", [
+    # a number in a name is not a count
+    ("John almost died in Ted 2.", "2", "How many", "What"),
+    # an answer inside the subject: asked in place
+    ("Megatron's music video has more than 50 million views.", "Megatron", None,
+     "Whose music video has more than 50 million views?"),
+    # phrases attached to the answer move with it
+    ("Germany had more than 1,000 cases of coronavirus during the pandemic.", "more than 1,000 cases",
+     "What did Germany have of coronavirus during the pandemic?", "What did Germany have during the pandemic?"),
+    # the answer's own clause, not the whole sentence
+    ("i am not sure, but i do know that the unicycle is one wheel.", "one wheel", None, "What is the unicycle?"),
+    # a modifier before the subject goes to the end
+    ("As of 3 March, there has been no reported case in Comoros.", "Comoros",
+     "Where has there As of 3 March, been no reported case?", "Where has there been no reported case, as of 3 March?"),
+    # subject questions agree with the wh-word
+    ("do you like beetroot?", "you", None, "Who likes beetroot?"),
+])
+def test_rule_qg_v2_fixes(sentence, answer, v1, v2):
+    old = qgqa.RuleQG(rules="v1").generate([sentence], [answer])[0]
+    new = qgqa.RuleQG(rules="v2").generate([sentence], [answer])[0]
+    assert new and (new[0][0] == v2 or new[0][0].startswith(v2 + " "))
+    if v1 is not None:
+        assert old and (old[0][0] == v1 or old[0][0].startswith(v1 + " "))
+    assert old != new
+
+
+def test_rule_versions_in_identity_and_signature():
+    assert qgqa.RuleQG().identity() == "rule-qg-v1+" + qgqa.SPACY_MODEL      # the committed caches' identity
+    assert qgqa.RuleQG(rules="v2").identity() == "rule-qg-v2+" + qgqa.SPACY_MODEL
+    with pytest.raises(ValueError):
+        qgqa.RuleQG(rules="v3")
+    with pytest.raises(ValueError, match="qg_rules"):
+        Q2Scorer(qg_rules="v9")
+    for cls in (Q2Scorer, QAGSScorer):
+        assert "qg_rules" not in cls().config.signature_fields()            # v1: out of the hash (ADDED)
+        assert cls(qg_rules="v2").signature != cls().signature
+        assert cls(qg_rules="v2").components()["qg"].startswith("rule-qg-v2")
+    # v1 is unchanged: the questions of the tests above
+    assert qgqa.RuleQG().generate(["The company hired 300 workers last year."], ["300"])[0][0][0] == \
+        "How many workers did the company hire last year?"
+
+
+def test_qg_judgements_summary(tmp_path):
+    from pathlib import Path
+
+    from tfc.scorers.qgqa_tables import JUDGEMENT_COLUMNS, summarise_qg_judgements
+
+    p = tmp_path / "rules-v9.csv"
+    pd.DataFrame([["a", "x", "c", "cand", "q?", 1, 1, ""], ["b", "x", "c", "cand", "q?", 0, 1, "bad"],
+                  ["c", "y", "c", "cand", "q?", 1, 0, ""], ["d", "y", "c", "cand", "q?", 1, 1, ""]],
+                 columns=JUDGEMENT_COLUMNS).to_csv(p, index=False)
+    t = summarise_qg_judgements(p).set_index("source")
+    assert t.loc["all", "questions"] == 4 and t.loc["all", "well_formed"] == 0.75
+    assert t.loc["all", "answer_is_candidate"] == 0.75 and t.loc["all", "both"] == 0.5
+    assert t.loc["x", "well_formed"] == 0.5 and (t["rules"] == "v9").all()
+    bad = tmp_path / "rules-bad.csv"
+    pd.DataFrame([["a", "x", "c", "cand", "q?", 2, 1, ""]], columns=JUDGEMENT_COLUMNS).to_csv(bad, index=False)
+    with pytest.raises(ValueError, match="0 or 1"):
+        summarise_qg_judgements(bad)
+    # the committed judgements: 200 questions of rule version 2
+    committed = Path(__file__).resolve().parents[1] / "results" / "qg_judgements" / "rules-v2.csv"
+    c = summarise_qg_judgements(committed).set_index("source")
+    assert c.loc["all", "questions"] == 200 and set(c.index) == {"vitaminc_test", "wecheck_dialogue", "all"}

@@ -14,12 +14,22 @@ Per response (generated text) and its knowledge (grounding), as published:
    neutral -> keep the F1;
 5. **score**: the mean over valid questions.
 
-A response with **no valid question** gets ``no_valid_score`` (NaN by default: the paper leaves such
-responses out, arguing they are mostly chit-chat; ``0.0`` is the alternative it discusses). The cache
-stores NaN as a score, and ``aux_n_valid`` (valid questions), ``aux_n_candidates`` and
-``aux_n_no_answer`` (valid questions without an answer on the knowledge) and ``aux_f1_only`` (the
-score without the NLI step, over the same questions) per row, so coverage, "% no answer", Q² vs
-Q²+NLI (Q² Table 2) come from one run and a 0-fill needs no recomputation (:func:`fill_no_valid`).
+A response with **no valid question** gets the score of the ``no_questions`` policy (recorded in the
+signature; :class:`tfc.scorers.qgqa.QGQAConfigMixin`): ``"zero"`` (default; 0.0, the alternative the
+paper reports next to leaving such responses out) or ``"nli"`` (the end-to-end NLI score with
+``nli_checkpoint``, TRUE's fallback). The scorer never returns NaN, except under the legacy ``"nan"``
+policy that reproduces the caches committed before issue 17 (the paper's own choice: such responses are
+left out, as mostly chit-chat). The cache keeps ``aux_n_valid`` (valid questions; 0 marks a row the policy
+filled), ``aux_n_candidates``, ``aux_n_no_answer`` (valid questions without an answer on the knowledge),
+``aux_f1_only`` (the score without the NLI step, over the same questions; NaN without a valid question)
+and ``aux_n_chunks`` / ``aux_n_generated_chunks`` (QA windows over the knowledge / the response: long
+texts are read in full, in overlapping windows) per row, so coverage, "% no answer", Q² vs Q²+NLI (Q²
+Table 2) come from one run.
+
+``checkpoint`` names the extractive **QA** model (``qa_checkpoint`` is the older name of the same field;
+the signature keeps that key); the NLI model is ``nli_checkpoint``. ``qg_rules`` picks the rule-based QG
+version (``"v1"``, the default and the committed caches' rules; ``"v2"`` fixes the flaws listed in
+:mod:`tfc.scorers.qgqa`).
 
 Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
 that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
@@ -37,15 +47,17 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import (NLIComparer, QGQAScorerBase, answer_candidates, parse, squad_em, squad_f1)
+from tfc.scorers.qgqa import (NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, parse, squad_em,
+                               squad_f1)
 
 PERSONAL_SUBJECTS = {"i", "you"}
 PERSONAL_POSSESSIVES = {"my", "your"}
 
 
 @dataclass(frozen=True)
-class Q2Config(ScorerConfig):
-    qa_checkpoint: str = "tfc/qa-minilm"
+class Q2Config(QGQAConfigMixin, ScorerConfig):
+    _NO_Q_FIELD = "no_valid_score"
+    qa_checkpoint: str | None = None       # the QA model; None -> checkpoint, else tfc/qa-minilm
     qa_revision: str | None = None
     qa_max_length: int = 384
     qa_stride: int = 128
@@ -63,7 +75,7 @@ class Q2Config(ScorerConfig):
     nli_label_names: tuple[str, ...] | None = None
     filter_personal: bool = False          # "+filter personal" (Q² Table 7)
     discard_unanswerable: bool = False     # Q²* (Q² Table 5)
-    no_valid_score: float | None = None    # None -> NaN for responses without a valid question
+    no_valid_score: float | None = 0.0     # legacy: None (old sidecars) = no_questions="nan"; else 0.0
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
@@ -71,7 +83,14 @@ class Q2Config(ScorerConfig):
     # of the signature hash (ADDED). T5_AP_TEMPLATE fits mrm8488/t5-base-finetuned-question-generation-ap
     # (Q²'s QG); QAGS's own QG data read "{context} [ANS] {answer}" (tfc.scorers.qgqa.QAGS_TEMPLATE).
     qg_template: str = "answer: {answer}  context: {context}"
-    ADDED = {"qg_template": "answer: {answer}  context: {context}"}
+    # issue 17 (the scorer protocol). `checkpoint`: the QA model, the same field as `qa_checkpoint` (kept out of
+    # the hash, see QGQAConfigMixin). `no_questions`: the policy for responses without a valid question ("zero" |
+    # "nli" | legacy "nan"); in the hash except for the legacy "nan". `qg_rules`: the rule-QG version; "v1" (the
+    # committed caches' rules) stays the default and out of the hash, so those signatures do not change.
+    checkpoint: str | None = None
+    no_questions: str = "zero"
+    qg_rules: str = "v1"
+    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1"}
 
 
 def is_personal(doc) -> bool:
@@ -95,7 +114,8 @@ def nli_fallback(f1: float, label: str | None) -> float:
 
 
 def fill_no_valid(scores, value: float = 0.0) -> np.ndarray:
-    """Scores with NaN (no valid question) replaced by ``value`` (the paper's alternative is 0)."""
+    """Scores with NaN (no valid question, legacy ``no_questions="nan"`` caches) replaced by ``value``
+    (the paper's alternative is 0; the ``"zero"`` policy gives the same scores directly)."""
     s = np.asarray(scores, dtype=float).copy()
     s[np.isnan(s)] = value
     return s
@@ -128,6 +148,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         super()._load()
         c = self.config
         self.nli = NLIComparer(c.nli_checkpoint, c.nli_label_names, c.device, c.batch_size) if c.use_nli else None
+        self._nli_scorer = None
 
     def _valid(self, cand: str, ans: str) -> bool:
         if not ans:
@@ -152,7 +173,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         cols = ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
                 "answer_grounding", "f1", "nli", "sub_score"]
         if not rows:
-            return self._aggregate(len(generations), pd.DataFrame(columns=cols), cands)
+            return self._aggregate(groundings, generations, pd.DataFrame(columns=cols), cands)
         t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
         on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size, progress)
         t["answer_generated"] = [r.text for r in on_gen]
@@ -180,11 +201,12 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 for k, lab in zip(need, labels):
                     t.at[k, "nli"] = lab
                     t.at[k, "sub_score"] = nli_fallback(t.at[k, "f1"], lab)
-        return self._aggregate(len(generations), t[cols], cands)
+        return self._aggregate(groundings, generations, t[cols], cands)
 
-    def _aggregate(self, n: int, t: pd.DataFrame, cands) -> tuple[np.ndarray, pd.DataFrame]:
+    def _aggregate(self, groundings, generations, t: pd.DataFrame, cands) -> tuple[np.ndarray, pd.DataFrame]:
         c = self.config
-        out = np.full(n, np.nan if c.no_valid_score is None else float(c.no_valid_score))
+        n = len(generations)
+        out = np.full(n, np.nan)
         n_valid = np.zeros(n, dtype=np.int32)
         n_noans = np.zeros(n, dtype=np.int32)
         f1_only = np.full(n, np.nan)   # Q² without the NLI step, from the same questions (Q² Table 2)
@@ -199,8 +221,17 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 n_noans[i] = int((~keep["answer_grounding"].astype(bool)).sum())
                 f1_only[i] = float(keep["f1"].astype(float).mean())
                 t.loc[keep.index, "used"] = True
+        none = np.flatnonzero(n_valid == 0)
+        out[none] = self._no_question_scores(groundings, generations, none)
+        # QA windows over each text (for the row's longest question): long texts are read in full
+        longest = [""] * n
+        for i, q in zip(t["example"], t["question"]):
+            if len(q) > len(longest[int(i)]):
+                longest[int(i)] = q
         self._aux_keep = {"aux_n_valid": n_valid, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
-                          "aux_n_no_answer": n_noans, "aux_f1_only": f1_only}
+                          "aux_n_no_answer": n_noans, "aux_f1_only": f1_only,
+                          "aux_n_chunks": self._windows(longest, groundings),
+                          "aux_n_generated_chunks": self._windows(longest, generations)}
         return out, t
 
     def _score(self, groundings, generations, batch_size, progress):

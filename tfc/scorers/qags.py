@@ -18,8 +18,15 @@ As published (appendix B of the paper), per summary (generated text) and article
 5. **answers** on the article and on the summary, compared by SQuAD token F1 (a no-answer on the
    article scores 0), averaged over the K questions.
 
-A summary with no question left after filtering gets ``no_question_score`` (NaN by default, counted in
-``aux_n_questions`` = 0). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
+A summary with no question left after filtering (or no answer candidate) gets the score of the
+``no_questions`` policy, recorded in the signature (:class:`tfc.scorers.qgqa.QGQAConfigMixin`):
+``"zero"`` (default: nothing could be checked, no credit) or ``"nli"`` (the end-to-end NLI score with
+``nli_checkpoint``); such rows have ``aux_n_questions`` = 0. The paper does not say what it did with them
+(its fill-to-K rule needs at least one question); the legacy ``"nan"`` policy (NaN) reproduces the caches
+committed before issue 17 and is the only way to get NaN. ``checkpoint`` names the extractive QA model
+(``qa_checkpoint`` is the older name of the same field, kept in the signature); ``qg_rules`` picks the
+rule-QG version (``"v1"`` default, ``"v2"``). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
+windows over the article / the summary (long texts are read in full). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
 the mean F1 over the K best distinct questions (no fill), the QAGS Table 4 ablation without rescoring. Random choices use a generator keyed by (``seed``, summary text), so scores do
 not depend on batching. The XSum quirk (the original scored XSum summaries against the reference
 summary prepended to the article) needs the reference summaries: :func:`prepend_reference` builds such
@@ -36,14 +43,15 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import QGQAScorerBase, answer_candidates, example_rng, squad_em, squad_f1
+from tfc.scorers.qgqa import QGQAConfigMixin, QGQAScorerBase, answer_candidates, example_rng, squad_em, squad_f1
 
 AUX_KS = (1, 2, 5, 10)   # prefix means kept in the cache (``aux_mean_k<K>``) for the K ablation
 
 
 @dataclass(frozen=True)
-class QAGSConfig(ScorerConfig):
-    qa_checkpoint: str = "tfc/qa-minilm"
+class QAGSConfig(QGQAConfigMixin, ScorerConfig):
+    _NO_Q_FIELD = "no_question_score"
+    qa_checkpoint: str | None = None    # the QA model; None -> checkpoint, else tfc/qa-minilm
     qa_revision: str | None = None
     qa_max_length: int = 384
     qa_stride: int = 128
@@ -63,7 +71,7 @@ class QAGSConfig(ScorerConfig):
     filter_answer_mismatch: bool = False
     k: int = 20
     fill_to_k: bool = True
-    no_question_score: float | None = None   # None -> NaN
+    no_question_score: float | None = 0.0    # legacy: None (old sidecars) = no_questions="nan"; else 0.0
     seed: int = 0
     dtype: str = "float32"
     batch_size: int = 32
@@ -72,7 +80,16 @@ class QAGSConfig(ScorerConfig):
     # of the signature hash (ADDED). T5_AP_TEMPLATE fits mrm8488/t5-base-finetuned-question-generation-ap
     # (Q²'s QG); QAGS's own QG data read "{context} [ANS] {answer}" (tfc.scorers.qgqa.QAGS_TEMPLATE).
     qg_template: str = "answer: {answer}  context: {context}"
-    ADDED = {"qg_template": "answer: {answer}  context: {context}"}
+    # issue 17 (the scorer protocol): `checkpoint` = the QA model (same field as `qa_checkpoint`, out of the
+    # hash); `no_questions` ("zero" | "nli" | legacy "nan", in the hash except "nan"); `nli_checkpoint` and
+    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v1" default, out of the hash).
+    checkpoint: str | None = None
+    no_questions: str = "zero"
+    nli_checkpoint: str = "tfc/nli-minilm"
+    nli_label_names: tuple[str, ...] | None = None
+    qg_rules: str = "v1"
+    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1",
+             "nli_checkpoint": "tfc/nli-minilm", "nli_label_names": None}
 
 
 def pick_candidates(cands: list, n: int, fill: str, rng: np.random.Generator) -> list:
@@ -181,7 +198,7 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             s["f1"] = [squad_f1(a, b) if b else 0.0 for a, b in zip(s["answer_generated"], s["answer_grounding"])]
         else:
             s = pd.DataFrame(columns=cols)
-        out = np.full(len(generations), np.nan if c.no_question_score is None else float(c.no_question_score))
+        out = np.full(len(generations), np.nan)
         n_q = np.zeros(len(generations), dtype=np.int32)
         # QAGS Table 4 from one run: the mean over the first K' < K distinct questions (rank order, no fill)
         prefix = {kk: np.full(len(generations), np.nan) for kk in AUX_KS if kk < c.k}
@@ -193,8 +210,16 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             first = g.sort_values("_rank").drop_duplicates("question")
             for kk in prefix:
                 prefix[kk][int(i)] = float(first["f1"].iloc[:kk].mean())
+        none = np.flatnonzero(n_q == 0)
+        out[none] = self._no_question_scores(groundings, generations, none)
+        longest = [""] * len(generations)
+        for i, q in zip(s["example"], s["question"]):
+            if len(q) > len(longest[int(i)]):
+                longest[int(i)] = q
         self._aux_keep = {"aux_n_questions": n_q, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
-                          **{f"aux_mean_k{kk}": v for kk, v in prefix.items()}}
+                          **{f"aux_mean_k{kk}": v for kk, v in prefix.items()},
+                          "aux_n_chunks": self._windows(longest, groundings),
+                          "aux_n_generated_chunks": self._windows(longest, generations)}
         return out, s[cols].reset_index(drop=True)
 
     def _score(self, groundings, generations, batch_size, progress):

@@ -240,6 +240,253 @@ def rule_questions(doc, start_char: int, end_char: int) -> list[str]:
     return [re.sub(r"\s+", " ", q) for q in out]
 
 
+# -- rule version 2 (``qg_rules="v2"``) ---------------------------------------------------------------
+# Version 1 (:func:`rule_questions`) is kept unchanged: the committed QAGS/Q² caches were computed with it and
+# their signatures name it. Version 2 fixes the flaws found by reading a sample of its questions (issue 17):
+#
+# * a number that is part of a name or does not count a following noun ("Ted 2", "playstation 4") got
+#   "How many"; a number counting a noun further right ("36 UNICEF National Committees") left the noun's
+#   modifiers behind. v2 asks "What" for the first and takes the whole noun phrase into the wh-phrase
+#   ("How many UNICEF National Committees ...") for the second;
+# * the question was built from the whole sentence even when the answer sits in a subordinate or
+#   coordinated clause ("i'm not sure, but i do know that the unicycle is one wheel" -> "What do i ...");
+#   v2 builds it from the answer's own clause (dropping "that"/"but" and coordinated clauses);
+# * modifiers before the subject ("According to X, the movie has ...") ended up between subject and verb;
+#   v2 moves them to the end ("..., according to X?");
+# * an answer inside the subject ("Megatron's music video has ...") was left in place by the moved question;
+#   v2 asks in place ("Whose music video has ...?");
+# * an answer that is one conjunct ("the us, canada and latin america") left "canada and" stranded; v2 asks
+#   in place;
+# * phrases attached to the answer ("more than 1,000 cases of coronavirus") were stranded ("What did
+#   Germany have of coronavirus ...?"); v2 moves them with the answer;
+# * subject questions kept a plural verb ("Who have a favorite video game?"); v2 uses the third person
+#   singular ("Who has ...?");
+# * the subject's first word was lower-cased even for names tagged as nouns ("What is razorlight?"); v2
+#   lower-cases only closed-class words (the, a, it, there, ...);
+# * quotes and brackets at the edge of an answer span were left in the question.
+
+RULE_VERSIONS = ("v1", "v2")
+_SUBJ_DEP = ("nsubj", "nsubjpass", "csubj", "expl")
+_LOWER_POS = {"DET", "PRON", "ADP", "ADV", "CCONJ", "SCONJ", "AUX", "PART"}
+_PRE_SUBJ_DEP = {"prep", "advmod", "npadvmod", "advcl", "intj", "discourse", "cc", "mark", "punct", "parataxis"}
+_CLAUSE_DEP = {"ROOT", "ccomp", "conj", "advcl", "parataxis", "xcomp"}
+_THIRD = {"be": {"VBP": "is", "VBD": "was"}, "have": {"VBP": "has"}, "do": {"VBP": "does"}}
+
+
+def _third_person(tok) -> str:
+    """The third-person singular of a finite verb for a Who/What subject ("have" -> "has", "were" -> "was")."""
+    lemma = tok.lemma_.lower()
+    if tok.lower_ in ("'re", "’re", "'m", "’m"):
+        return "'s"
+    if lemma in _THIRD:
+        return _THIRD[lemma].get(tok.tag_, tok.text)
+    if tok.tag_ != "VBP":
+        return tok.text
+    if re.search(r"(s|x|z|ch|sh|o)$", lemma):
+        return lemma + "es"
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def _third_person_lemma(lemma: str) -> str:
+    lemma = lemma.lower()
+    if lemma in ("be", "have", "do"):
+        return {"be": "is", "have": "has", "do": "does"}[lemma]
+    if re.search(r"(s|x|z|ch|sh|o)$", lemma):
+        return lemma + "es"
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def _split_be(tok) -> str:
+    """"is"/"are"/"am" for a contraction split by the source's tokenisation ("it ' s", "they ' re")."""
+    if tok.i > 0 and tok.doc[tok.i - 1].text in ("'", "’") and tok.lower_ in ("s", "re", "m") and \
+            tok.pos_ in ("AUX", "VERB"):
+        return {"s": "is", "re": "are", "m": "am"}[tok.lower_]
+    return ""
+
+
+def _clause_head(tok):
+    """The head of the clause holding ``tok``: the nearest ancestor (or ``tok``) that is a verb or auxiliary
+    with a subject of its own and heads a main, complement, adverbial or coordinated clause."""
+    cur = tok.head if tok.dep_ != "ROOT" else tok
+    while True:
+        has_subj = any(c.dep_ in _SUBJ_DEP for c in cur.children)
+        if cur.pos_ in ("VERB", "AUX") and has_subj and cur.dep_ in _CLAUSE_DEP:
+            return cur
+        if cur.dep_ == "ROOT" or cur.head is cur:
+            return cur
+        cur = cur.head
+
+
+def _clause_tokens(head, keep: set[int]) -> list:
+    """Tokens of ``head``'s clause: its subtree without coordinated clauses (conj children with a subject
+    of their own) and the conjunction or comma before them, without a leading "that"/"but"/"and", unless
+    they hold an answer token (``keep``)."""
+    drop = set()
+    for c in head.children:
+        if c.dep_ == "conj" and (c.pos_ in ("VERB", "AUX") or any(x.dep_ in _SUBJ_DEP for x in c.children)):
+            sub = {t.i for t in c.subtree}
+            if not sub & keep:
+                drop |= sub
+                for t in head.doc[head.i + 1: c.left_edge.i]:
+                    if t.dep_ in ("cc", "punct") and t.head == head:
+                        drop.add(t.i)
+        if c.dep_ in ("mark", "cc") and c.i < head.i and c.i not in keep:
+            drop.add(c.i)
+        if c.dep_ == "parataxis" and not ({t.i for t in c.subtree} & keep):
+            drop |= {t.i for t in c.subtree}
+    toks = [t for t in head.subtree if t.i not in drop]
+    while toks and (toks[0].is_punct or toks[0].dep_ in ("cc", "mark")) and toks[0].i not in keep:
+        toks = toks[1:]
+    return _drop_end_punct(toks)
+
+
+def _lower_first(tokens, text: str) -> str:
+    if tokens and tokens[0].pos_ in _LOWER_POS and tokens[0].text != "I" and text[:1].isupper():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def _fmt(words) -> str:
+    q = " ".join(w for w in words if w).replace(" ,", ",")
+    q = re.sub(r"\s+", " ", q).strip(" ,")
+    return (q[0].upper() + q[1:] + "?") if q else ""
+
+
+def _wh_v2(span) -> tuple[str, set[int]]:
+    """wh-phrase and the extra token ids it absorbs, for rule version 2."""
+    wh = wh_word(span)
+    root = span.root
+    extra: set[int] = set()
+    if wh == "How many":
+        head = root.head
+        if root.dep_ == "nummod" and head.i >= span.end and head.pos_ in ("NOUN", "PROPN"):
+            # the counted noun with the modifiers between the number and it: "How many UNICEF committees"
+            between = list(span.doc[span.end: head.i + 1])
+            if all(t.head.i == head.i or t.i == head.i or t.head.i in {b.i for b in between} for t in between):
+                extra = {t.i for t in between}
+                wh = "How many " + " ".join(t.text for t in between)
+        elif root.dep_ in ("compound", "appos", "npadvmod", "nmod") or (root.dep_ == "nummod" and head.i < span.start):
+            wh = "What"   # a number in a name ("Ted 2") or one that counts nothing
+    if wh.startswith("Who") and root.dep_ == "poss":
+        wh = "Whose"
+        extra |= {c.i for c in root.children if c.dep_ == "case"}
+        nxt = span.doc[span.end] if span.end < len(span.doc) else None
+        if nxt is not None and nxt.dep_ == "case":
+            extra.add(nxt.i)
+    return wh, extra
+
+
+def rule_questions_v2(doc, start_char: int, end_char: int) -> list[str]:
+    """Rule version 2 of :func:`rule_questions` (see the notes above :data:`RULE_VERSIONS`)."""
+    span = doc.char_span(start_char, end_char, alignment_mode="expand")
+    if span is None or not len(span):
+        return []
+    toks_ = [t for t in span]
+    edge = lambda t: t.is_quote or t.is_bracket or t.text in {"``", "''", ",", ";", ":"}  # noqa: E731
+    while toks_ and edge(toks_[0]):
+        toks_ = toks_[1:]
+    while toks_ and edge(toks_[-1]):
+        toks_ = toks_[:-1]
+    if not toks_ or (len(toks_) == 1 and toks_[0].tag_ in ("WDT", "WP", "WP$")):
+        return []   # nothing left, or a relative pronoun ("a player who passes")
+    span = doc[toks_[0].i: toks_[-1].i + 1]
+    wh, extra = _wh_v2(span)
+    ans = set(range(span.start, span.end)) | extra
+    root_a = span.root
+    # phrases hanging on the answer (prepositions, clauses, appositions) move with it
+    if wh != "Whose" and not wh.startswith("How many "):
+        for c in root_a.children:
+            if c.i >= span.end and c.dep_ in ("prep", "acl", "relcl", "appos", "amod", "compound", "nummod"):
+                ans |= {t.i for t in c.subtree}
+    if wh in ("Where", "When") and root_a.dep_ == "pobj" and root_a.head.i == span.start - 1:
+        ans.add(span.start - 1)
+    anchor = root_a
+    if wh.startswith("How many ") and extra:
+        anchor = doc[max(extra)]
+    head = _clause_head(anchor)
+    toks = _clause_tokens(head, ans)
+    ids = {t.i for t in toks}
+    if not ans & ids:
+        toks, ids = _drop_end_punct([t for t in span.sent]), {t.i for t in span.sent}
+        head = span.sent.root
+    subj = next((c for c in head.children if c.dep_ in _SUBJ_DEP), None)
+    s_ids = {t.i for t in subj.subtree} if subj is not None else set()
+    in_subject = bool(s_ids & ans) and anchor.i != subj.i if subj is not None else False
+    in_conj = anchor.dep_ == "conj" or any(c.dep_ == "conj" for c in anchor.children)
+
+    out = []
+    is_subject = subj is not None and anchor.i == subj.i
+    if is_subject or (span.start == toks[0].i and root_a.dep_ == "ROOT"):
+        rest = [t for t in toks if t.i not in ans and t.i > max(ans)]
+        # a source question ("do you like X?"): the subject question drops "do" and inflects the verb
+        do_aux = next((c for c in head.children if c.dep_ == "aux" and c.lemma_ == "do" and c.i < anchor.i), None)
+        if rest and sum(not (t.is_punct or t.pos_ in ("AUX", "VERB")) for t in rest) >= 1:
+            words = [wh]
+            fixed = False
+            for t in rest:
+                if do_aux is not None and not fixed and t.i == head.i:
+                    words.append(("did " + t.text) if do_aux.tag_ == "VBD" else
+                                 (_third_person_lemma(t.lemma_) if wh in ("Who", "What") else t.text))
+                    fixed = True
+                    continue
+                if not fixed and t.tag_ in ("VBP", "VBD") and t.pos_ in ("VERB", "AUX") and \
+                        (t.i == head.i or (t.head.i == head.i and t.dep_ in ("aux", "auxpass"))):
+                    # "you have" -> "Who has": only for I/you/we/they (a plural noun may keep its verb)
+                    agree = wh in ("Who", "What") and subj is not None and subj.lower_ in ("i", "you", "we", "they")
+                    words.append(_third_person(t) if agree else t.text)
+                    fixed = True
+                else:
+                    words.append(t.text)
+            out.append(_fmt(words))
+    elif in_subject or in_conj or is_subject:
+        pass   # asked in place below
+    elif subj is not None and head.pos_ in ("VERB", "AUX"):
+        s_toks = [t for t in subj.subtree]
+        s_text = _lower_first(s_toks, _join(s_toks))
+        aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i), None)
+        if aux is not None:
+            first, skip = [aux.text], {aux.i}
+        elif _split_be(head):
+            first, skip = [_split_be(head)], {head.i, head.i - 1}
+        elif head.lemma_ == "be" or head.pos_ == "AUX":
+            first, skip = [head.text], {head.i}
+        else:
+            first, skip = [_DO.get(head.tag_, "did")], set()
+        # modifiers of the clause before its subject go to the end ("According to X, Y has Z" -> "... , according to X")
+        pre = [t for t in toks if t.i < subj.left_edge.i and t.i not in ans and t.i not in skip]
+        pre_ids = {t.i for t in pre}
+        rest = []
+        for t in toks:
+            if t.i in ans or t.i in s_ids or t.i in skip or t.i in pre_ids:
+                continue
+            rest.append(head.lemma_ if (t.i == head.i and aux is None and not skip) else t.text)
+        tail = []
+        pre = [t for t in pre if not (t.is_punct or t.dep_ in ("cc", "mark"))] if pre else []
+        if pre:
+            p_text = _join(pre)
+            if pre[0].pos_ != "PROPN" and not pre[0].ent_type_ and pre[0].text != "I":
+                p_text = p_text[0].lower() + p_text[1:]
+            tail = [",", p_text]
+        out.append(_fmt([wh] + first + [s_text] + rest + tail))
+    # in-situ (echo) question: the clause with the answer replaced by the wh-phrase
+    words, placed = [], False
+    for t in toks:
+        if t.i in ans:
+            if not placed:
+                words.append(wh if t.i == toks[0].i else wh[0].lower() + wh[1:])
+                placed = True
+            continue
+        words.append(t.text)
+    q2 = _fmt(words)
+    if q2 and q2 not in out and not is_subject:   # for a subject the moved question is already in place
+        out.append(q2)
+    return [q for q in out if q]
+
+
 class QuestionGenerator:
     """Interface: ``generate(texts, answers) -> list[list[(question, score)]]``, one list per (text,
     answer) pair, best first, at most ``num_return`` long. ``answers`` are :class:`Candidate` objects (or
@@ -268,15 +515,21 @@ class RuleQG(QuestionGenerator):
     in-situ variant. Answers not found in the text get no question."""
 
     name = "rule"
-    VERSION = "rule-qg-v1"
+    VERSION = "rule-qg-v1"     # the identity of rule version 1 (in the committed caches' signatures)
 
-    def __init__(self, num_return: int = 1):
+    def __init__(self, num_return: int = 1, rules: str = "v1"):
         if num_return < 1:
             raise ValueError("num_return must be >= 1")
-        self.num_return = num_return
+        if rules not in RULE_VERSIONS:
+            raise ValueError(f"unknown rule version {rules!r}; use one of {RULE_VERSIONS}")
+        self.num_return, self.rules = num_return, rules
+
+    @property
+    def version(self) -> str:
+        return f"rule-qg-{self.rules}"
 
     def identity(self) -> str:
-        return f"{self.VERSION}+{SPACY_MODEL}"
+        return f"{self.version}+{SPACY_MODEL}"
 
     def generate(self, texts, answers, progress=False):
         if len(texts) != len(answers):
@@ -288,7 +541,8 @@ class RuleQG(QuestionGenerator):
             if c is None:
                 out.append([])
                 continue
-            qs = rule_questions(doc, c.start, c.end)[: self.num_return]
+            fn = rule_questions if self.rules == "v1" else rule_questions_v2
+            qs = fn(doc, c.start, c.end)[: self.num_return]
             out.append([(q, -float(i)) for i, q in enumerate(qs)])
         return out
 
@@ -434,6 +688,25 @@ class ExtractiveQA:
             self._max_len = min(self.max_length, lim)
         return self
 
+    def windows(self, questions: list[str], contexts: list[str]) -> list[int]:
+        """How many windows (``max_length`` tokens, ``stride`` overlap) :meth:`answer` reads each
+        (question, context) pair in; 0 for an empty context."""
+        self.load()
+        tok = self.tok
+        q_max = self._max_len // 2
+        out = []
+        for q, c in zip(questions, contexts):
+            if not c.strip():
+                out.append(0)
+                continue
+            q = q if q.strip() else "?"
+            ids = tok(q, add_special_tokens=False, verbose=False)["input_ids"]
+            q = tok.decode(ids[:q_max]) if len(ids) > q_max else q
+            enc = tok(q, c, truncation="only_second", max_length=self._max_len, stride=self.stride,
+                      return_overflowing_tokens=True, padding=False, verbose=False)
+            out.append(len(enc["input_ids"]))
+        return out
+
     def answer(self, questions: list[str], contexts: list[str], batch_size: int = 32,
                progress: bool = False) -> list[QAResult]:
         """Answer each (question, context) pair; duplicates are computed once. Empty question or context
@@ -547,6 +820,79 @@ __all__ = ["normalize_answer", "squad_em", "squad_f1", "load_nlp", "parse", "Can
 # --------------------------------------------------------------------------------------------------
 # shared scorer base for QAGS and Q²
 
+DEFAULT_QA_CHECKPOINT = "tfc/qa-minilm"
+NO_QUESTIONS = ("zero", "nli", "nan")
+
+
+class QGQAConfigMixin:
+    """Shared rules of the QAGS and Q² configs (mixed into their frozen dataclasses).
+
+    **checkpoint.** ``checkpoint`` is the main model field of every model scorer; here it names the
+    extractive **QA** model (the one model both metrics cannot do without). ``qa_checkpoint`` is the older
+    name of the same field and stays accepted: after construction both hold the same value (giving two
+    different values is an error; ``replace`` with either one moves both). The signature keeps the old key
+    ``qa_checkpoint`` and leaves ``checkpoint`` out (it is a duplicate), so the committed caches' signatures
+    do not change. Q²'s NLI model keeps its own field ``nli_checkpoint``; so does QG (``qg_checkpoint``).
+
+    **no_questions.** What a text with no question to ask (no answer candidate, or none surviving QG,
+    validation and filtering) scores; the policy is part of the signature:
+
+    * ``"zero"`` (default): 0.0. Nothing in the text could be checked against the grounding, so no
+      credit is given -- the same rule as for blank text (``empty_score``). For Q² it is the alternative the
+      paper reports next to leaving such responses out (it measured higher correlations with it, and warned
+      that such responses are mostly chit-chat);
+    * ``"nli"``: the end-to-end NLI score (P(entailment), ``tfc.scorers.get("nli")`` on the whole
+      grounding and text with ``nli_checkpoint``): the fallback of TRUE's Q² re-implementation;
+    * ``"nan"``: NaN, the row left out as in the Q² paper's correlations. **Legacy only**: the scores
+      committed before issue 17 were computed this way (``no_valid_score`` / ``no_question_score`` = None
+      in their sidecars, which still rebuild to their signatures); the protocol's tests never use it.
+
+    The old numeric fields stay for those sidecars: ``None`` there means ``"nan"``; 0.0 (their new
+    default) goes with ``"zero"`` and ``"nli"``. The rows a policy filled are counted in the aux columns
+    (``aux_n_valid`` / ``aux_n_questions`` = 0), so coverage is still known.
+    """
+
+    _NO_Q_FIELD: str = ""        # the legacy numeric field ("no_valid_score" / "no_question_score")
+
+    def __post_init__(self):
+        qa, ck = self.qa_checkpoint, self.checkpoint
+        if qa is not None and ck is not None and qa != ck:
+            raise ValueError(f"checkpoint ({ck!r}) and qa_checkpoint ({qa!r}) name the same field (the QA model); "
+                             "give one of them")
+        main = ck or qa or DEFAULT_QA_CHECKPOINT
+        object.__setattr__(self, "qa_checkpoint", main)
+        object.__setattr__(self, "checkpoint", main)
+        if self.no_questions not in NO_QUESTIONS:
+            raise ValueError(f"no_questions must be one of {NO_QUESTIONS}; got {self.no_questions!r}")
+        legacy = getattr(self, self._NO_Q_FIELD)
+        if legacy is None or self.no_questions == "nan":
+            object.__setattr__(self, "no_questions", "nan")
+            object.__setattr__(self, self._NO_Q_FIELD, None)
+        elif float(legacy) != 0.0:
+            raise ValueError(f"{self._NO_Q_FIELD} is a legacy field (None = the 'nan' policy); set the policy "
+                             f"with no_questions={NO_QUESTIONS}")
+        if getattr(self, "qg_rules", "v1") not in RULE_VERSIONS:
+            raise ValueError(f"qg_rules must be one of {RULE_VERSIONS}; got {self.qg_rules!r}")
+
+    def replace(self, **overrides):
+        if "qa_checkpoint" in overrides and "checkpoint" not in overrides:
+            overrides["checkpoint"] = overrides["qa_checkpoint"]
+        elif "checkpoint" in overrides and "qa_checkpoint" not in overrides:
+            overrides["qa_checkpoint"] = overrides["checkpoint"]
+        if "no_questions" in overrides and self._NO_Q_FIELD not in overrides:
+            overrides[self._NO_Q_FIELD] = None if overrides["no_questions"] == "nan" else 0.0
+        elif self._NO_Q_FIELD in overrides and "no_questions" not in overrides:
+            overrides["no_questions"] = "nan" if overrides[self._NO_Q_FIELD] is None else "zero"
+        return super().replace(**overrides)
+
+    def signature_fields(self) -> dict:
+        d = super().signature_fields()
+        d.pop("checkpoint", None)          # the same value as qa_checkpoint, which keeps its old key
+        if self.no_questions == "nan":     # the pre-protocol configs: their hash had no policy field
+            d.pop("no_questions", None)
+        return d
+
+
 def example_rng(seed: int, text: str) -> np.random.Generator:
     """A generator keyed by (seed, text), so random choices do not depend on batch composition."""
     import zlib
@@ -571,7 +917,7 @@ class QGQAScorerBase:
     def _qg(self) -> QuestionGenerator:
         c = self.config
         if c.qg_backend == "rule":
-            return RuleQG(num_return=min(c.qg_num_return, 2))
+            return RuleQG(num_return=min(c.qg_num_return, 2), rules=getattr(c, "qg_rules", "v1"))
         return question_generator(c.qg_backend, c.qg_checkpoint, num_beams=c.qg_num_beams,
                                   num_return=c.qg_num_return, device=c.device,
                                   template=getattr(c, "qg_template", T5_AP_TEMPLATE))
@@ -588,11 +934,40 @@ class QGQAScorerBase:
         from tfc import models
 
         d = {"qa": models.identity(c.qa_checkpoint, c.qa_revision),
-             "qg": (RuleQG().identity() if c.qg_backend == "rule" else models.identity(c.qg_checkpoint)),
+             "qg": (RuleQG(rules=getattr(c, "qg_rules", "v1")).identity() if c.qg_backend == "rule"
+                    else models.identity(c.qg_checkpoint)),
              "spacy": f"{SPACY_MODEL}@{_spacy_model_version()}"}
-        if getattr(c, "use_nli", False):
+        if self._needs_nli():
             d["nli"] = models.identity(c.nli_checkpoint)
         return d
+
+    def _needs_nli(self) -> bool:
+        c = self.config
+        return bool(getattr(c, "use_nli", False)) or c.no_questions == "nli"
+
+    def _no_question_scores(self, groundings: list[str], generations: list[str], rows) -> np.ndarray:
+        """Scores of the rows without a question, by the ``no_questions`` policy."""
+        c = self.config
+        rows = [int(i) for i in rows]
+        if c.no_questions == "nan":
+            return np.full(len(rows), np.nan)
+        if c.no_questions == "zero" or not rows:
+            return np.zeros(len(rows))
+        if getattr(self, "_nli_scorer", None) is None:
+            from tfc.scorers import get
+
+            self._nli_scorer = get("nli", checkpoint=c.nli_checkpoint, label_names=c.nli_label_names,
+                                   device=c.device, dtype=c.dtype)
+        return np.asarray(self._nli_scorer.score([groundings[i] for i in rows], [generations[i] for i in rows],
+                                                 batch_size=c.batch_size, progress=False), dtype=float)
+
+    def _windows(self, questions: list[str], contexts: list[str]) -> np.ndarray:
+        """QA windows each context is read in (a long grounding is read in full in several windows, never
+        cut): the ``aux_n_chunks`` / ``aux_n_generated_chunks`` columns."""
+        fn = getattr(self.qa, "windows", None)
+        if fn is None:
+            return np.ones(len(contexts), dtype=np.int32)
+        return np.asarray(fn(questions, contexts), dtype=np.int32)
 
     def signature_fields(self) -> dict:
         d = super().signature_fields()
@@ -606,7 +981,7 @@ class QGQAScorerBase:
 
         qg = "rule-based QG" if c.qg_backend == "rule" else f"QG {models.short_name(c.qg_checkpoint)}"
         parts = [qg, f"QA {c.qa_checkpoint}"]
-        if getattr(c, "use_nli", False):
+        if self._needs_nli():
             parts.append(f"NLI {c.nli_checkpoint}")
         return " / ".join(parts)
 

@@ -21,8 +21,14 @@ import pandas as pd
 
 QA_CHECKPOINT = "tfc/qa-minilm"
 NLI_CHECKPOINT = "tfc/nli-minilm"
-Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
-QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
+# The committed caches (before issue 17's protocol) left rows without a question as NaN: their
+# configuration is pinned here (no_questions="nan", rule QG v1) so that the chapters keep reading them under
+# their signatures. The scorers' own default is no_questions="zero" (never NaN); a rerun of the full sets
+# should drop COMMITTED_POLICY (and may pick qg_rules="v2"), which gives new signatures and new caches.
+COMMITTED_POLICY = {"no_questions": "nan"}
+Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384,
+              **COMMITTED_POLICY}
+QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512, **COMMITTED_POLICY}
 DIALFACT_SAMPLE = 600
 OTHER_SAMPLE = 150
 
@@ -43,13 +49,15 @@ def scorer_for(name: str, **overrides):
     return scorers.get(name, **{**base, **overrides})
 
 
-def coverage_auc(labels, scores) -> dict:
-    """AUC on the rows with a score, AUC with NaN set to 0, and the coverage (share of rows with a score)."""
+def coverage_auc(labels, scores, covered=None) -> dict:
+    """AUC on the covered rows, AUC with uncovered rows set to 0, and the coverage (share of covered rows).
+    A row is covered when it had a question (``covered``, e.g. ``aux_n_valid > 0``); without ``covered``,
+    when its score is not NaN (the legacy ``no_questions="nan"`` caches)."""
     from tfc.meta import roc_auc
 
     y = np.asarray(labels)
     s = np.asarray(scores, dtype=float)
-    ok = ~np.isnan(s)
+    ok = ~np.isnan(s) if covered is None else (np.asarray(covered, dtype=bool) & ~np.isnan(s))
     out = {"rows": int(len(s)), "covered": int(ok.sum()), "coverage": float(ok.mean()) if len(s) else float("nan")}
     out["auc_covered"] = float(roc_auc(y[ok], s[ok])) if ok.any() and len(set(y[ok])) == 2 else float("nan")
     out["auc_zero_fill"] = float(roc_auc(y, np.where(ok, s, 0.0))) if len(set(y)) == 2 else float("nan")
@@ -74,14 +82,16 @@ def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0,
                                                   batch_size=batch_size)
         qcol = "aux_n_valid" if name == "q2" else "aux_n_questions"
         nq = int(new[qcol].sum()) if qcol in new else 0
+        cov = (got[qcol].fillna(0).to_numpy() > 0) if qcol in got else None
         rec["splits"][str(sp)] = {"rows": int(len(sub)), "computed_rows": int(len(new)), "reused_rows": int(reused),
-                                  "wall_seconds": round(w, 1), **coverage_auc(lab, got["score"].to_numpy())}
+                                  "wall_seconds": round(w, 1), **coverage_auc(lab, got["score"].to_numpy(), cov)}
         wall += w
         computed += len(new)
         questions += nq
-        frames.append(pd.DataFrame({"label": lab, "score": got["score"].to_numpy()}))
+        frames.append(pd.DataFrame({"label": lab, "score": got["score"].to_numpy(),
+                                    "covered": cov if cov is not None else ~np.isnan(got["score"].to_numpy(float))}))
     allf = pd.concat(frames)
-    rec.update(coverage_auc(allf["label"], allf["score"]))
+    rec.update(coverage_auc(allf["label"], allf["score"], allf["covered"]))
     rec.update(rows=int(len(df)), computed_rows=computed, wall_seconds=round(wall, 1),
                examples_per_second=round(computed / wall, 3) if computed and wall > 0 else None,
                questions_scored=questions)

@@ -128,13 +128,24 @@ def qags_table4(qags_scorer, ks=(1, 2, 5, 10, 20)) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def covered(got: pd.DataFrame) -> pd.Series:
+    """Rows with at least one question (``aux_n_valid`` / ``aux_n_questions`` > 0) and a score. Under the
+    ``no_questions`` policies "zero"/"nli" the other rows have a defined score too; under the legacy "nan"
+    policy they are NaN. Either way they count as not covered."""
+    ok = got["score"].notna()
+    for col in ("aux_n_valid", "aux_n_questions"):
+        if col in got:
+            ok &= got[col].fillna(0) > 0
+    return ok
+
+
 def q2_table2(q2_scorer, dataset: str = "q2_paper") -> pd.DataFrame:
     """Per subset: valid questions, Q² (F1 only), Q² + NLI (means over responses with a valid question),
     % of valid questions without an answer on the knowledge, coverage. Long form (row = subset)."""
     got = cached(q2_scorer, dataset)
     rows = []
     for sp, g in got.groupby("split", sort=False):
-        cov = g["score"].notna()
+        cov = covered(g)
         nv = g["aux_n_valid"].fillna(0).sum() if "aux_n_valid" in g else np.nan
         na = g["aux_n_no_answer"].fillna(0).sum() if "aux_n_no_answer" in g else np.nan
         vals = {"n_questions": nv, "q2_f1": g.loc[cov, "aux_f1_only"].mean() if "aux_f1_only" in g else np.nan,
@@ -178,7 +189,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0)
         lex = cached(f1, ds, cache_only=False).set_index("id").loc[got["id"], "score"].to_numpy()
         y = got["label"].to_numpy()
         s = got["score"].to_numpy(float)
-        cov = ~np.isnan(s)
+        cov = covered(got).to_numpy()
         zero = np.where(cov, s, 0.0)
         f1only = np.where(cov, got["aux_f1_only"].to_numpy(float), 0.0) if "aux_f1_only" in got else zero
         bd = bootstrap_auc_diff(y, zero, lex, n=n_boot, seed=seed)
@@ -188,4 +199,80 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0)
                      "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
                      "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
                      "signature": q2_scorer.signature})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# hand judgements of rule-generated questions (issue 17, item 2)
+
+QG_SOURCES = ("vitaminc_test", "wecheck_dialogue")   # training-side mirrors, never evaluation sets
+JUDGEMENT_COLUMNS = ["id", "source", "context", "candidate", "question", "well_formed", "answer_is_candidate",
+                     "note"]
+
+
+def sample_qg_questions(n: int = 200, seed: int = 0, rules: str = "v2", sources=QG_SOURCES,
+                        max_context: int = 240) -> pd.DataFrame:
+    """A seeded sample of rule-generated questions for hand judgement: ``n // len(sources)`` per source;
+    per row of a source (visited in a seeded order), one answer candidate of its generated text drawn at
+    random, and the question Q² would ask about it (the first question of :class:`RuleQG`). Rows without a
+    candidate, or whose candidate gets no question, are passed over (counted in ``attrs["passed_over"]``).
+    ``context`` is the generated text, cut at ``max_context`` characters."""
+    from tfc import data
+    from tfc.scorers.qgqa import RuleQG, answer_candidates
+
+    qg = RuleQG(num_return=1, rules=rules)
+    per = n // len(sources)
+    rows, passed = [], {}
+    for src in sources:
+        df = data.load(src)
+        rng = np.random.default_rng([seed, len(src)])
+        order = rng.permutation(len(df))
+        got, skipped, pos = 0, 0, 0
+        while got < per and pos < len(order):
+            chunk = order[pos: pos + 4 * per]
+            pos += len(chunk)
+            texts = df["generated"].iloc[chunk].tolist()
+            ids = df["id"].iloc[chunk].tolist()
+            for rid, text, cands in zip(ids, texts, answer_candidates(texts)):
+                if got >= per:
+                    break
+                if not cands:
+                    skipped += 1
+                    continue
+                cd = cands[int(rng.integers(len(cands)))]
+                qs = qg.generate([text], [cd])[0]
+                if not qs:
+                    skipped += 1
+                    continue
+                ctx = text if len(text) <= max_context else text[:max_context].rsplit(" ", 1)[0] + " ..."
+                rows.append({"id": rid, "source": src, "context": ctx, "candidate": cd.text, "question": qs[0][0]})
+                got += 1
+        passed[src] = skipped
+    out = pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS[:5])
+    out.attrs.update(rules=qg.version, seed=seed, passed_over=passed)
+    return out
+
+
+def summarise_qg_judgements(path) -> pd.DataFrame:
+    """Shares of a judged question sample (a CSV with :data:`JUDGEMENT_COLUMNS`, 0/1 judgements): per source
+    and overall, the number of questions, the share well-formed, the share whose answer is the candidate,
+    and the share with both. The rule version is read from the file name (``rules-<version>.csv``)."""
+    from pathlib import Path
+
+    p = Path(path)
+    df = pd.read_csv(p)
+    missing = set(JUDGEMENT_COLUMNS) - set(df.columns)
+    if missing:
+        raise ValueError(f"{p} lacks columns {sorted(missing)}")
+    for col in ("well_formed", "answer_is_candidate"):
+        bad = ~df[col].isin([0, 1])
+        if bad.any():
+            raise ValueError(f"{p}: {col} must be 0 or 1; rows {df.index[bad].tolist()[:5]}")
+    version = p.stem.split("rules-", 1)[1] if "rules-" in p.stem else ""
+    rows = []
+    for name, g in [*df.groupby("source", sort=True), ("all", df)]:
+        rows.append({"source": name, "questions": len(g), "well_formed": g["well_formed"].mean(),
+                     "answer_is_candidate": g["answer_is_candidate"].mean(),
+                     "both": (g["well_formed"].astype(bool) & g["answer_is_candidate"].astype(bool)).mean(),
+                     "rules": version})
     return pd.DataFrame(rows)
