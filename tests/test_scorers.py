@@ -282,3 +282,26 @@ def test_cli_train_summac_conv_and_models_ls(data_dir, tiny, tmp_path, monkeypat
     r = CliRunner().invoke(main, ["score", "-s", "summac-conv", "-d", "q2", "-c", tiny,
                                   "--conv-checkpoint", "tfc/conv-test", "--sample", "6", "--no-progress"])
     assert r.exit_code == 0, r.output
+
+
+def test_bleu_parts_match_the_scorer_and_show_the_brevity_penalty():
+    from tfc.scorers import get
+    from tfc.scorers.lexical import bleu_parts
+
+    g = ["The cat sat on the mat today in the garden near the house by the river.", "A b c d e f"]
+    h = ["The cat sat on the mat.", "A b c d e f"]
+    parts = bleu_parts(g, h, max_ngram_order=1, smooth_method="exp")
+    assert parts["bleu"].to_numpy() == pytest.approx(get("bleu4", max_ngram_order=1, smooth_method="exp").score(g, h, progress=False))
+    assert parts.loc[0, "bp"] < 0.3 and parts.loc[1, "bp"] == pytest.approx(1.0)   # short candidate, long reference
+    assert parts.loc[0, "p1"] == pytest.approx(1.0)                                  # every candidate word is in the reference
+    assert list(parts.columns[:4]) == ["bleu", "bp", "hyp_len", "ref_len"]
+
+
+def test_bleu_effective_order_field_keeps_old_signatures():
+    from tfc.scorers import get
+
+    assert get("bleu4").signature == get("bleu4", effective_order=True).signature
+    assert get("bleu4").signature != get("bleu4", effective_order=False).signature
+    assert get("rougeL").signature != get("rougeL", tokenizer="whitespace-cased").signature
+    r = get("rougeL", tokenizer="whitespace-cased").score(["The cat sat."], ["the cat sat."], progress=False)
+    assert r[0] == pytest.approx(2 / 3)   # "The" and "the" differ when case is kept

@@ -10,12 +10,19 @@ Tokenisation (and why):
   library in our stack exposes it as a function, so it is written here (10 lines).
 * ``rouge*`` -- ``rouge_score``'s own tokenizer (lower-case, non-alphanumerics to spaces), which
   mirrors Lin's ROUGE-1.5.5; Porter stemming is a config option (off in the as-published preset,
-  the library default). ``tokenizer="whitespace"`` (lower-cased white-space split, punctuation kept
-  attached) is an alternative examined in the TRUE chapter.
+  the library default, and off in T5's and Hugging Face's wrappers of the same library).
+  ``tokenizer="whitespace"`` (lower-cased white-space split, punctuation kept attached) and
+  ``tokenizer="whitespace-cased"`` (plain ``str.split``, case kept) are alternatives examined in the
+  TRUE and data chapters, never the preset.
 * ``bleu4`` -- ``sacrebleu``'s sentence-level BLEU with its default ``13a`` tokenisation,
-  case-sensitive, divided by 100 to lie in [0, 1]. TRUE does not state its smoothing; *no*
-  smoothing (``smooth_method="none"``) lands much closer to TRUE Table 9 than sacrebleu's default
-  ``exp`` (e.g. FRANK 78.8 vs 69.4 against the published 78.0), so it is the as-published preset.
+  case-sensitive, divided by 100 to lie in [0, 1]. TRUE names no implementation and cites only
+  Papineni et al. (2002), whose BLEU has no smoothing; the as-published preset therefore uses
+  ``smooth_method="none"`` (the cited definition, also NLTK's default). Honest history: this choice
+  was first made because it lay closer to TRUE Table 9 than sacrebleu's default ``exp``; the
+  argument from the cited definition is the one that stands, and the TRUE chapter shows both, plus
+  the exact call of T5's ``t5.evaluation.metrics.bleu`` (``intl`` tokens, ``exp`` smoothing, no
+  effective order), as an analysis. ``effective_order`` (sacrebleu's switch for sentence-level BLEU,
+  on by default) was added later as a field (``ADDED``), so older signatures are unchanged.
 
 ``component`` picks precision, recall or F-measure for F1/ROUGE (``fmeasure`` by default, which is
 what "F1"/"ROUGE-L" means without qualification).
@@ -81,14 +88,21 @@ class RougeConfig(ScorerConfig):
     component: str = "fmeasure"
     use_stemmer: bool = False
     reference: str = "grounding"
-    tokenizer: str = "rouge_score"   # or "whitespace": lower-cased white-space split, punctuation kept
+    tokenizer: str = "rouge_score"   # or "whitespace" / "whitespace-cased" (analysis only)
+
+
+_TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased")
 
 
 class _WhitespaceTokenizer:
-    """Lower-case and split on white space; punctuation stays attached to words (as ``"said."``)."""
+    """Split on white space; punctuation stays attached to words (as ``"said."``). Lower-cased unless
+    ``cased``."""
+
+    def __init__(self, cased: bool = False):
+        self.cased = cased
 
     def tokenize(self, text):
-        return text.lower().split()
+        return (text if self.cased else text.lower()).split()
 
 
 class Rouge(Scorer):
@@ -106,9 +120,9 @@ class Rouge(Scorer):
         from rouge_score import rouge_scorer
 
         c = self.config
-        if c.tokenizer not in ("rouge_score", "whitespace"):
-            raise ValueError("tokenizer must be 'rouge_score' or 'whitespace'")
-        tok = _WhitespaceTokenizer() if c.tokenizer == "whitespace" else None
+        if c.tokenizer not in _TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {_TOKENIZERS}")
+        tok = None if c.tokenizer == "rouge_score" else _WhitespaceTokenizer(cased=c.tokenizer == "whitespace-cased")
         self._scorer = rouge_scorer.RougeScorer([c.rouge_type], use_stemmer=c.use_stemmer, tokenizer=tok)
 
     def _score(self, groundings, generations, batch_size, progress):
@@ -120,11 +134,14 @@ class Rouge(Scorer):
 
 @dataclass(frozen=True)
 class BleuConfig(ScorerConfig):
+    ADDED = {"effective_order": True}
+
     tokenize: str = "13a"
-    smooth_method: str = "none"   # closest to TRUE-T9 (see the chapter); sacrebleu default is "exp"
+    smooth_method: str = "none"   # Papineni's unsmoothed BLEU (the definition TRUE cites); sacrebleu's default is "exp"
     lowercase: bool = False
     max_ngram_order: int = 4
     reference: str = "grounding"
+    effective_order: bool = True  # sacrebleu's sentence-level default; T5's bleu passes False
 
 
 class Bleu(Scorer):
@@ -137,8 +154,47 @@ class Bleu(Scorer):
 
         c = self.config
         self._bleu = BLEU(tokenize=c.tokenize, smooth_method=c.smooth_method, lowercase=c.lowercase,
-                          max_ngram_order=c.max_ngram_order, effective_order=True)
+                          max_ngram_order=c.max_ngram_order, effective_order=c.effective_order)
 
     def _score(self, groundings, generations, batch_size, progress):
+        import logging
+
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
-        return np.array([self._bleu.sentence_score(h, [g]).score / 100.0 for g, h in it])
+        log = logging.getLogger("sacrebleu")   # with effective_order off it logs a warning per sentence
+        level = log.level
+        if not self.config.effective_order:
+            log.setLevel(logging.ERROR)
+        try:
+            return np.array([self._bleu.sentence_score(h, [g]).score / 100.0 for g, h in it])
+        finally:
+            log.setLevel(level)
+
+
+def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
+    """Per pair, the pieces of sentence BLEU in the ``bleu4`` scorer's configuration (``config``
+    overrides it): ``bleu`` (0..1), the brevity penalty ``bp``, the modified n-gram precisions
+    ``p1..pN`` (0..1) and the two lengths in tokens (``hyp_len``, ``ref_len``). The grounding is the
+    reference, as in :class:`Bleu`; used to show *why* a BLEU correlation is low (e.g. a brevity
+    penalty near 0 against a long reference)."""
+    import logging
+
+    import pandas as pd
+
+    from tfc.scorers.base import validate_inputs
+
+    scorer = Bleu(**config).load()
+    g, h = validate_inputs(groundings, generations)
+    log = logging.getLogger("sacrebleu")
+    level = log.level
+    if not scorer.config.effective_order:
+        log.setLevel(logging.ERROR)
+    try:
+        res = [scorer._bleu.sentence_score(x, [y]) for y, x in zip(g, h)]
+    finally:
+        log.setLevel(level)
+    rows = []
+    for r in res:
+        row = {"bleu": r.score / 100.0, "bp": float(r.bp), "hyp_len": int(r.sys_len), "ref_len": int(r.ref_len)}
+        row.update({f"p{i + 1}": p / 100.0 for i, p in enumerate(r.precisions)})
+        rows.append(row)
+    return pd.DataFrame(rows)
