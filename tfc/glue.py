@@ -309,6 +309,31 @@ KEYS: dict[str, str] = {
     "perf_growth_max_slope": "largest log-log slope of seconds vs grounding words (1 = linear)",
     "perf_n_bad_inputs": "bad/odd inputs in the catalogue run on the performance page",
     # --- other chapters ---
+    # issue 20: causes of the lexical gaps and of the open discrepancies
+    "data_frank_len_table": "FRANK grounding length statistics under several counting rules, beside TRUE Table 6",
+    "data_frank_n_ge_median": "FRANK summaries whose article has at least TRUE's median length in words",
+    "data_frank_n_rows": "FRANK summaries in TRUE's validation set",
+    "data_frank_cnndm_median": "median words of FRANK's CNN/DM articles (per summary)",
+    "data_frank_xsum_median": "median words of FRANK's XSum articles (per summary)",
+    "data_t8_negative_diffs": "TRUE T8: datasets whose signed pos - neg diff is negative (metric: value)",
+    "data_t8_tokens_table": "TRUE T8 ROUGE-L: delta per cell with rouge-score tokens and with cased white-space tokens",
+    "data_t8_rs_within": "TRUE T8 ROUGE-L cells within 0.01 with rouge-score tokens",
+    "data_t8_ws_within": "TRUE T8 ROUGE-L cells within 0.01 with cased white-space tokens",
+    "data_t8_n_rouge_cells": "TRUE T8 ROUGE-L pos/neg cells compared",
+    "data_t8_ws_close_sets": "datasets whose both T8 ROUGE-L cells are within 0.01 with cased white-space tokens",
+    "data_t8_ws_far_sets": "datasets where cased white-space tokens still miss a T8 ROUGE-L cell by more than 0.01",
+    "qags_bleu_evidence_table": "QAGS T1 BLEU-1 against the article split into brevity penalty and unigram precision",
+    "qags_bleu_bp_median_cnndm": "median BLEU brevity penalty of QAGS-CNNDM summaries against their article",
+    "qags_bleu_bp_r_cnndm": "Pearson x100 of that brevity penalty alone with the human scores (QAGS-CNNDM)",
+    "qags_bleu_p1_r_cnndm": "Pearson x100 of the unigram precision alone with the human scores (QAGS-CNNDM)",
+    "qags_bleu1_r_cnndm": "Pearson x100 of our BLEU-1 with the human scores (QAGS-CNNDM)",
+    "scorers_bleu_t5_mean": "mean AUC of BLEU-4 with T5's sacrebleu call (intl, exp, no effective order)",
+    "scorers_variants_n_within_1": "per lexical configuration, TRUE cells within 1 point",
+    "scorers_cause_table": "each lexical cell outside 1 point: ties, tie-breaking AUC range, other configurations",
+    "scorers_cause_n": "lexical cells outside 1 point",
+    "scorers_cause_n_ties": "of those, cells whose published value lies inside the tie-breaking range",
+    "scorers_cause_ties": "list of the cells explained by ties",
+    "scorers_cause_other": "list of the cells not explained by ties",
 }
 
 
