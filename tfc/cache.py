@@ -25,9 +25,15 @@ recomputed or overwritten: delete the named file to start again.
 
 **Sidecar.** ``signature, scorer, config, dataset, split, row_count, inputs_sha256, versions``
 (tfc/torch/transformers/...), ``device, dtype, wall_seconds`` (summed over runs), ``updated``.
+
+**Engines.** :meth:`ScoreCache.compute` scores its chunks in this process, or hands them to an engine
+(the ``engine`` argument, else the one set by :func:`tfc.scale.engine`): :class:`tfc.scale.RayEngine`
+scores the same chunks on Ray workers, each writing its chunk as a shard ``part-ray-<hash>.parquet``
+in the parts directory; the compaction that follows is the same, and so are the scores.
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
@@ -39,6 +45,10 @@ import numpy as np
 import pandas as pd
 
 from tfc import config
+
+
+# the engine ScoreCache.compute hands its chunks to (None: this process); set with tfc.scale.engine(...)
+ENGINE: contextvars.ContextVar = contextvars.ContextVar("tfc_score_engine", default=None)
 
 
 class CacheMismatchError(RuntimeError):
@@ -82,7 +92,8 @@ class ScoreCache:
             if not v or "/" in v or v.startswith("."):
                 raise ValueError(f"bad cache {what} {v!r}")
         self.signature, self.dataset, self.split = signature, dataset, split
-        self.dir = Path(root or config.cache_dir()) / signature / dataset
+        self.root = Path(root or config.cache_dir())
+        self.dir = self.root / signature / dataset
         self.parquet = self.dir / f"{split}.parquet"
         self.sidecar = self.dir / f"{split}.json"
         self.parts = self.dir / f"{split}.parts"
@@ -202,16 +213,20 @@ class ScoreCache:
         if self.parts.is_dir():
             for p in self.parts.glob("part-*.parquet"):
                 p.unlink()
+            for p in self.parts.glob("part-*.parquet.tmp*"):   # half-written by a killed writer
+                p.unlink()
             self.parts.rmdir()
         return meta
 
     def compute(self, scorer, ids, groundings, generations, chunk_size: int = 512, batch_size=None,
-                progress: bool = True, fail_at_chunk: int | None = None) -> pd.DataFrame:
+                progress: bool = True, fail_at_chunk: int | None = None, engine=None) -> pd.DataFrame:
         """Scores for ``ids`` (in that order), computing only what the cache lacks.
 
         ``fail_at_chunk`` raises after that many chunks were written (used by the tests to simulate
-        an interruption).
+        an interruption). ``engine`` (default: the one set by :func:`tfc.scale.engine`, else none)
+        scores the chunks elsewhere, e.g. on Ray workers; the chunks are the same either way.
         """
+        engine = engine if engine is not None else ENGINE.get()
         ids = list(ids)
         shas = [input_sha(g, h) for g, h in zip(groundings, generations)]
         have = self.read(check=True)
@@ -231,6 +246,12 @@ class ScoreCache:
         try:
             t0 = time.perf_counter()
             wrote = False
+            device = None
+            if engine is not None and todo:
+                chunks = [todo[start:start + chunk_size] for start in range(0, len(todo), chunk_size)]
+                device = engine.run(self, scorer, chunks, ids, groundings, generations, shas,
+                                    batch_size=batch_size, on_rows=getattr(scorer, "advance", None))
+                wrote, todo = True, []
             for c, start in enumerate(range(0, len(todo), chunk_size)):
                 if fail_at_chunk is not None and c == fail_at_chunk:
                     raise RuntimeError(f"simulated interruption at chunk {c}")
@@ -245,7 +266,8 @@ class ScoreCache:
                 wrote = True
             if wrote or self.parts.is_dir():
                 cfg = scorer.config
-                device = (getattr(cfg, "device", None) or config.default_device()) if hasattr(cfg, "device") else "cpu"
+                if device is None:
+                    device = (getattr(cfg, "device", None) or config.default_device()) if hasattr(cfg, "device") else "cpu"
                 self.compact(scorer.describe(), time.perf_counter() - t0, device=device,
                              dtype=getattr(cfg, "dtype", None))
         finally:

@@ -23,6 +23,9 @@ columns where the scorer records per-row details (chunks, questions, truncation 
 remember which columns are scores (``DataFrame.attrs["tfc_score_columns"]``), so ``tfc evaluate``
 finds them without ``--score-cols``.
 
+**Scale-out.** ``tfc score --input FILE ... --engine ray --workers N`` (or ``engine="ray"``) scores the
+rows on Ray workers, with the same cache entry and bitwise the same scores (:mod:`tfc.scale`).
+
 **Cache and resuming.** Scores go through the project's score cache (:class:`tfc.cache.ScoreCache`),
 with the file as an ad-hoc dataset: ``dataset = file-<sha>``, where ``<sha>`` is the first 16 hex
 digits of the sha256 over the rows' input hashes in order (so the same texts in a CSV or a parquet
@@ -393,6 +396,14 @@ class _Counted:
     def __getattr__(self, name):
         return getattr(self._scorer, name)
 
+    def unwrap(self):
+        """The wrapped scorer (what a scale-out worker rebuilds)."""
+        return self._scorer
+
+    def advance(self, n: int) -> None:
+        """``n`` rows were scored elsewhere (by a scale-out engine's workers)."""
+        self._bar.update(n)
+
     def score(self, groundings, generations, batch_size=None, progress=False):
         out = self._scorer.score(groundings, generations, batch_size=batch_size, progress=False)
         self._bar.update(len(out))
@@ -424,7 +435,7 @@ def _score_one(scorer, col, groundings, generations, use_cache, progress, batch_
 def score_frame(df, scorer, grounding_col: str = "grounding", generated_col: str = "generated",
                 checkpoint: str | None = None, *, use_cache: bool = True, progress: bool = False,
                 batch_size: int | None = None, chunk_size: int = 512, report: dict | None = None,
-                **overrides):
+                engine=None, **overrides):
     """``df`` plus one score column per scorer (and ``<column>_aux_*`` columns where the scorer has them).
 
     ``scorer``: a registry name (``"rougeL"``), ``"COLUMN=NAME"``, a :class:`~tfc.scorers.Scorer`, or a
@@ -433,8 +444,18 @@ def score_frame(df, scorer, grounding_col: str = "grounding", generated_col: str
     its ``attrs["tfc_score_columns"]`` lists the score columns) or a ``datasets.Dataset`` (a new
     Dataset with the columns added is returned). Scores go through the score cache (see the module
     docstring) unless ``use_cache=False``. ``report``, if a dict, receives per column the signature and
-    how many rows came from the cache.
+    how many rows came from the cache. ``engine``: ``"ray"`` or a :class:`tfc.scale.RayEngine` scores
+    the rows on Ray workers (``pip install 'tfc[scale]'``), with the same scores (:mod:`tfc.scale`).
     """
+    if engine is not None and engine != "local":
+        from tfc import scale
+
+        if not use_cache:
+            raise ValueError("a scale-out engine writes through the score cache; it cannot run with use_cache=False")
+        with scale.engine(engine):
+            return score_frame(df, scorer, grounding_col, generated_col, checkpoint, use_cache=use_cache,
+                               progress=progress, batch_size=batch_size, chunk_size=chunk_size, report=report,
+                               **overrides)
     hf = None
     if not isinstance(df, pd.DataFrame):
         try:

@@ -1,7 +1,9 @@
 """``tfc score``: score a registered dataset (``-d``) or your own file (``--input``), through the cache.
 
 With ``-d`` it prints the ROC AUC; with ``--input`` it writes the input rows plus one column per
-scorer (see :mod:`tfc.own_files`), for ``tfc evaluate`` to read.
+scorer (see :mod:`tfc.own_files`), for ``tfc evaluate`` to read. ``--engine ray --workers N`` scores
+the missing chunks on Ray workers instead of this process, with the same cache entry and scores
+(:mod:`tfc.scale`; ``pip install 'tfc[scale]'``).
 """
 from __future__ import annotations
 
@@ -57,18 +59,67 @@ def _overrides(conv_checkpoint, label_names, device, sets) -> dict:
 @click.option("--set", "sets", multiple=True, help="config override KEY=VALUE (JSON value), repeatable")
 @click.option("--no-cache", is_flag=True, help="compute everything and write nothing to the score cache")
 @click.option("--progress/--no-progress", default=True)
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="ray: score the chunks on Ray Data workers (pip install 'tfc[scale]'); same cache, same scores")
+@click.option("--workers", type=int, default=None, help="with --engine ray: number of workers (default 2)")
+@click.option("--cpus-per-worker", type=float, default=None, help="with --engine ray: CPUs per worker (default 1)")
+@click.option("--gpus-per-worker", type=float, default=None, help="with --engine ray: GPUs per worker (default 0)")
+@click.option("--ray-address", default=None,
+              help="with --engine ray: a running cluster ('auto', ray://host:10001); default: start a local one")
 def score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-          checkpoint, conv_checkpoint, label_names, device, sample, seed, batch_size, sets, no_cache, progress):
+          checkpoint, conv_checkpoint, label_names, device, sample, seed, batch_size, sets, no_cache, progress,
+          engine, workers, cpus_per_worker, gpus_per_worker, ray_address):
     """Score DATASET (-d) and print the ROC AUC, or score your own file (--input) and write it back
     with one score column per scorer."""
     if (dataset is None) == (input_path is None):
         raise click.UsageError("give exactly one of --dataset/-d (a registered dataset) or --input (your own file)")
     overrides = _overrides(conv_checkpoint, label_names, device, sets)
+    eng = _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_cache, progress)
+    from tfc import scale
+
+    with scale.engine(eng):
+        _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
+               split, checkpoint, sample, seed, batch_size, no_cache, progress, overrides)
+    if eng is not None and eng.last_report:
+        r = eng.last_report
+        click.echo(f"engine    ray {r['ray']}: {r['workers']} workers, last run {r['chunks']} chunk(s), "
+                   f"{r['rows']} rows in {r['seconds']:.1f} s")
+
+
+def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_cache, progress):
+    """The scale-out engine the options ask for (None: this process), or a UsageError."""
+    ray_opts = {"--workers": workers, "--cpus-per-worker": cpus_per_worker, "--gpus-per-worker": gpus_per_worker,
+                "--ray-address": ray_address}
+    if engine != "ray":
+        given = [k for k, v in ray_opts.items() if v is not None]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} need(s) --engine ray")
+        return None
+    if no_cache:
+        raise click.UsageError("--engine ray writes through the score cache (its shards); leave out --no-cache")
+    if workers is not None and workers < 1:
+        raise click.BadParameter(f"--workers must be >= 1, got {workers}")
+    from tfc import scale
+
+    try:
+        return scale.make_engine("ray", workers=workers, cpus_per_worker=cpus_per_worker,
+                                 gpus_per_worker=gpus_per_worker, address=ray_address, progress=progress)
+    except (scale.EngineError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
+           checkpoint, sample, seed, batch_size, no_cache, progress, overrides):
+    from tfc.scale import EngineError
+
     if input_path is not None:
         if sample is not None:
             raise click.UsageError("--sample works with --dataset only")
-        _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
-                     split, checkpoint, batch_size, no_cache, progress, overrides)
+        try:
+            _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
+                         split, checkpoint, batch_size, no_cache, progress, overrides)
+        except EngineError as exc:
+            raise click.ClickException(str(exc)) from None
         return
     from tfc import scorers
     from tfc.meta import roc_auc
@@ -81,8 +132,11 @@ def score(scorer_names, dataset, input_path, grounding_col, generated_col, outpu
         except (KeyError, TypeError, ValueError, NotImplementedError, FileNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"scorer    {s.signature}")
-        res = scorers.score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
-                                    batch_size=batch_size, progress=progress)
+        try:
+            res = scorers.score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
+                                        chunk_size=chunk_size, batch_size=batch_size, progress=progress)
+        except EngineError as exc:
+            raise click.ClickException(str(exc)) from None
         click.echo(f"dataset   {dataset} ({len(res)} examples)")
         if res["label"].nunique() == 2:
             click.echo(f"ROC AUC   {roc_auc(res['label'], res['score']):.4f}")
