@@ -113,3 +113,23 @@ def bad_input_outcomes(scorer, long_words: int = 50_000) -> pd.DataFrame:
             rows.append({"input": what, "outcome": "scored" if ok else "OUT OF RANGE",
                          "detail": f"{v:.4f} in [{lo:g}, {hi:g}]{extra}"})
     return pd.DataFrame(rows)
+
+
+def scale_table(res: dict | None = None) -> pd.DataFrame:
+    """``benchmarks/bench_scale.py``'s runs (one process, then 1 and 2 local Ray workers): pairs/s, the
+    marginal rate without start-up, and whether each run's cache is byte-identical to the local one."""
+    res = res if res is not None else load("scale")
+    if res is None:
+        return pd.DataFrame({"note": ["benchmarks/bench_scale.py has not been run"]})
+    cols = ["engine", "workers", "pairs", "seconds", "pairs_per_second", "marginal_pairs_per_second",
+            "identical_to_local"]
+    return pd.DataFrame(res["results"])[cols]
+
+
+def scale_note(res: dict | None = None) -> str:
+    """The machine the scale-out benchmark ran on (cores, load) and the measured 2-vs-1-worker speed-up."""
+    res = res if res is not None else load("scale")
+    if res is None:
+        return "not run"
+    return (f"{res['cpu_count']} cores, load average {res['load_average_start'][0]} -> {res['load_average_end'][0]}; "
+            f"marginal speed-up of 2 over 1 workers: {res['marginal_speedup_2_vs_1_workers']}; Ray {res['ray']}")
