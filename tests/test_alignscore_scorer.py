@@ -52,7 +52,7 @@ def test_registry_and_defaults():
     assert isinstance(s, AlignScoreScorer)
     c = s.config
     assert (c.checkpoint, c.head, c.split, c.chunk_words, c.max_length) == (
-        "tfc/sent-minilm", "3way", "chunk", 350, 512)
+        "tfc/sent-minilm-v2", "3way", "chunk", 350, 512)
     assert "alignscore" not in S.RESERVED
     assert s.output_range == (0.0, 1.0)
 

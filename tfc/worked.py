@@ -20,8 +20,8 @@ from tfc import models
 # tqdm's notebook-widget warning is noise on a book page (the steps show no progress bars)
 warnings.filterwarnings("ignore", message="IProgress not found")
 
-# tfc/sent-minilm ships in the repository (results/release/), so these steps run on a fresh clone
-CHECKPOINTS = {"nli": "tfc/sent-minilm", "summac": "tfc/sent-minilm", "alignscore": "tfc/sent-minilm",
+# tfc/sent-minilm-v2 ships in the repository (results/release/), so these steps run on a fresh clone
+CHECKPOINTS = {"nli": "tfc/sent-minilm-v2", "summac": "tfc/sent-minilm-v2", "alignscore": "tfc/sent-minilm-v2",
                "q2_qa": "tfc/qa-minilm", "q2_nli": "tfc/nli-minilm"}
 
 

@@ -40,7 +40,7 @@ SPLITS = ("chunk", "document", "smart-n", "smart-l")
 
 @dataclass(frozen=True)
 class AlignScoreConfig(ScorerConfig):
-    checkpoint: str = "tfc/sent-minilm"   # the shipped release (results/release/sent-minilm): runs on a fresh clone
+    checkpoint: str = "tfc/sent-minilm-v2"   # the shipped release (results/release/sent-minilm-v2): runs on a fresh clone
     revision: str | None = None
     head: str = "3way"                 # "3way" | "bin" | "reg"
     split: str = "chunk"               # "chunk" | "document" | "smart-n" | "smart-l"
