@@ -638,7 +638,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
            "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table",
-           "SENT_LABEL", "SENT_FAST", "SENT_FAST_PC", "identity_probe", "recorded_identity_probe", "preset_drift",
+           "SENT_LABEL", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe", "recorded_identity_probe", "preset_drift",
            "drift_verdict", "DRIFT_LIMIT"]
 
 
@@ -648,6 +648,25 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
 SENT_MODELS = {SENT_LABEL: ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"})}
 SENT_FAST = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})   # drift-checked, not the preset
 SENT_FAST_PC = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic-pc"})
+SENT_V1_MODELS = {"sent-minilm (v1, int8)": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "int8-dynamic"})}
+
+
+def contrast_counts(checkpoint: str = SENT_V1) -> dict:
+    """Word-order contrast rows of a sentence model's mix, from its training record: ``near_identical_negative``
+    (rules that keep the words and swap roles, plus antonyms), ``structural_positive`` (conjunct swaps, moved
+    phrases), ``copy`` and ``compression`` (mix v2). Empty when the record is absent."""
+    from tfc import models
+    from tfc.train import contrast as C
+
+    try:
+        rec = models.training_record(checkpoint)
+    except FileNotFoundError:
+        return {}
+    rows = {r["source"]: r["rows"] for r in rec.get("mix_report", {}).get("rows", [])}
+    def total(rules):
+        return int(sum(rows.get(f"contrast/{r}", 0) for r in rules))
+    return {"near_identical_negative": total(C.NEGATIVE_RULES), "structural_positive": total(C.POSITIVE_RULES),
+            "copy": total(C.COPY_RULES), "compression": total(C.COMPRESSION_RULES)}
 SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {}),
                   "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"})}
 
