@@ -25,12 +25,13 @@ NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 GENERATED_DIR = REPO_ROOT / "book" / "generated"
 
 MODES: dict[str, dict] = {
-    "smoke": {"mode": "smoke", "sample": 40, "use_cache": True},
-    "default": {"mode": "default", "sample": None, "use_cache": True},
-    "full": {"mode": "full", "sample": None, "use_cache": True},
+    "smoke": {"mode": "smoke", "sample": 40},
+    "default": {"mode": "default", "sample": None},
+    "full": {"mode": "full", "sample": None},
 }
 # parameters every notebook's `parameters` cell must define (see tests/test_notebooks_static.py)
-REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "seed", "device", "use_cache")
+# every chapter reads and writes the score cache (a `use_cache` switch that only one chapter read is gone)
+REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "seed", "device")
 
 
 # notebooks that read the others' outputs (the reproduction ledger): always executed last, in this
