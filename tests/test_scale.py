@@ -38,6 +38,17 @@ def _texts(n=N):
     return g, h
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Bitwise equality needs the same float summation order: every run here, the single-process reference
+    and each Ray worker alike, scores with one torch thread (CI leaves TFC_THREADS unset, and torch's default
+    thread count would make the reference differ from the workers in the last bits). Module-scoped, so it is
+    in force before the module's other fixtures compute the reference."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TFC_THREADS", "1")
+        yield
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     from tfc.models.tiny import make_tiny_classifier
