@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 import tfc.scorers as S
 from tfc import scale
+from test_cache import Counting as CacheCounting  # noqa: E402  (the tests' one counting wrapper)
 from tfc.cache import ScoreCache, input_sha
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")   # Ray's own config
@@ -87,14 +88,8 @@ def _prewrite_shards(cache: ScoreCache, scorer, ids, g, h, chunks):
     assert len(list(cache.parts.glob("part-ray-*.parquet"))) == len(chunks)
 
 
-class Counting:
-    def __init__(self, inner):
-        self.inner, self.n = inner, 0
-        self.config, self.signature = inner.config, inner.signature
-
-    def score(self, g, h, batch_size=None, progress=True):
-        self.n += len(g)
-        return self.inner.score(g, h, batch_size=batch_size, progress=False)
+class Counting(CacheCounting):
+    """test_cache's counting wrapper, passing the wrapped scorer's aux columns through."""
 
     def last_aux(self):
         return self.inner.last_aux()
