@@ -200,7 +200,7 @@ def test_sentence_mix_versions(data_dir):
     from tfc.train.mix import build_sentence_mix
 
     with pytest.raises(ValueError, match="version"):
-        build_sentence_mix(sample=5, version=3)
+        build_sentence_mix(sample=5, version=99)
     v2, rep = build_sentence_mix(seed=0, sample=40, contrast_sentences=120, teacher_cap=20, version=2)
     assert rep["version"] == 2 and rep["generators"] == {"copies": True, "compress": True}
     cop = v2[v2["source"] == "contrast/copy"]
@@ -209,3 +209,16 @@ def test_sentence_mix_versions(data_dir):
     # every copy sits beside a negative made from the same sentence
     neg = v2[v2["source"].isin([f"contrast/{r}" for r in C.NEGATIVE_RULES])]
     assert set(cop["text_a"]) <= set(neg["text_a"])
+
+
+def test_sentence_mix_v3_is_the_human_six_alone(data_dir):
+    """v3 (the data-structure ablation): the six human-labelled 3-way sources, nothing generated, no teacher."""
+    from tfc.train.mix import HUMAN_SIX, build_sentence_mix
+
+    v3, rep = build_sentence_mix(seed=0, sample=30, version=3)
+    assert rep["version"] == 3 and rep["sources"]["3way"] == list(HUMAN_SIX)
+    assert rep["sources"]["generated"] is False and rep["sources"]["teacher"] is False
+    assert set(v3["task"]) == {"3way"} and rep["synthetic_share"] == 0.0 and rep["teacher"]["rows"] == 0
+    assert set(v3["source"]) <= {s.replace(":", "_") for s in HUMAN_SIX} | set(HUMAN_SIX)
+    assert not v3["source"].str.startswith(("contrast/", "loo/", "teacher/")).any()
+    assert rep["generated"]["contrast_sentences"] == 0

@@ -35,6 +35,8 @@ def _common(f):
         click.option("--init", default=None,
                      help="continue from a trained tfc checkpoint (directory or tfc/<name>) instead of the base encoder"),
         click.option("--mix-version", type=int, default=None, help="sentence mix version (sentence model only)"),
+        click.option("--tasks", default=None,
+                     help="heads to train, comma-separated (3way,bin,reg); default from the model's config"),
         click.option("--dev-from", type=click.Path(dir_okay=False, exists=True), default=None,
                      help="a saved mix whose dev rows become this run's dev set (a continued run: the parent's mix)"),
     ]
@@ -44,7 +46,7 @@ def _common(f):
 
 
 def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max_length, lr, device, seed,
-         threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version, dev_from):
+         threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version, dev_from, tasks=None):
     from tfc import config
     from tfc.train.core import train as run_train
     from tfc.train.mix import build_mix
@@ -52,7 +54,8 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
     cfg = module.default_config(base=base, max_minutes=max_minutes, max_steps=max_steps, batch_size=batch_size,
                                 grad_accum=grad_accum, max_length=max_length, lr=lr,
                                 device=device or config.default_device(), seed=seed, num_threads=threads,
-                                name=name, save_dtype=save_dtype, init=init, dev_from=dev_from)
+                                name=name, save_dtype=save_dtype, init=init, dev_from=dev_from,
+                                tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else None)
     if mix_file:
         from tfc.train.mix import load_mix
 

@@ -279,7 +279,24 @@ def filter_generated(syn: pd.DataFrame, eval_sets: list[str] | None = None) -> t
 # Versions of the sentence mix. v1 trained tfc/sent-minilm (2100 steps). v2 adds the contrast generators'
 # ``copy`` and ``drop_pp`` positives (tfc.train.contrast): the v1 model called identical sentences a
 # contradiction, which inverted its scores on extractive summaries.
-SENTENCE_MIX_VERSIONS = {1: {"copies": False, "compress": False}, 2: {"copies": True, "compress": True}}
+# v3 is an ablation of the data's structure: the human-labelled 3-way sentence pairs alone, the six sources of
+# the throwaway run the issue reports (VitaminC real, SNLI, TaxiNLI, MNLI-hard, SICK, ANLI), with no generated
+# pairs, no binary / regression rows and no teacher rows.
+HUMAN_SIX = ("vitaminc_test:real", "snli_devtest", "taxinli", "mnli_hard", "sick2014", "anli_dev", "anli_test")
+SENTENCE_MIX_VERSIONS = {
+    1: {"copies": False, "compress": False},
+    2: {"copies": True, "compress": True},
+    3: {"three_way": HUMAN_SIX, "binary": (), "regression": (), "generated": False, "teacher": False},
+}
+
+
+def _version_spec(version: int) -> dict:
+    """The full recipe of a mix version (defaults: every source, the generators, the teacher)."""
+    if version not in SENTENCE_MIX_VERSIONS:
+        raise ValueError(f"sentence mix version must be one of {sorted(SENTENCE_MIX_VERSIONS)}; got {version!r}")
+    spec = {"three_way": SENTENCE_3WAY, "binary": SENTENCE_BIN, "regression": SENTENCE_REG, "generated": True,
+            "teacher": True, "copies": False, "compress": False}
+    return spec | SENTENCE_MIX_VERSIONS[version]
 
 
 def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_cap: int | None = 12000,
@@ -296,38 +313,44 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
     from tfc.data import training_mix
     from tfc.train import contrast as C
 
-    if version not in SENTENCE_MIX_VERSIONS:
-        raise ValueError(f"sentence mix version must be one of {sorted(SENTENCE_MIX_VERSIONS)}; got {version!r}")
-    names = list(dict.fromkeys(SENTENCE_3WAY + SENTENCE_BIN + SENTENCE_REG + (TEACHER_SOURCE,)))
+    spec = _version_spec(version)
+    three, binary, reg = tuple(spec["three_way"]), tuple(spec["binary"]), tuple(spec["regression"])
+    names = list(dict.fromkeys(three + binary + reg + ((TEACHER_SOURCE,) if spec["teacher"] else ())))
     filtered, leak_rows = {}, []
     for n in names:
         kept, rep = training_mix([n], eval_sets=eval_sets, sample=sample, seed=seed)
         filtered[n] = kept
         leak_rows += rep.to_dict("records")
-    parts = [cast_3way(filtered[n]) for n in SENTENCE_3WAY if len(filtered[n])]
-    parts += [cast_binary(filtered[n]) for n in SENTENCE_BIN if len(filtered[n])]
-    parts += [cast_regression(filtered[n]) for n in SENTENCE_REG if len(filtered[n])]
+    parts = [cast_3way(filtered[n]) for n in three if len(filtered[n])]
+    parts += [cast_binary(filtered[n]) for n in binary if len(filtered[n])]
+    parts += [cast_regression(filtered[n]) for n in reg if len(filtered[n])]
     human = pd.concat(parts, ignore_index=True)
     bnli = human["source"].eq("breaking_nli") & human["label"].eq(LABEL2ID["contradiction"]) & human["task"].eq("3way")
     if int(bnli.sum()) > BREAKING_NLI_CONTRADICTION_CAP:
         drop = human[bnli].sample(n=int(bnli.sum()) - BREAKING_NLI_CONTRADICTION_CAP, random_state=seed).index
         human = human.drop(index=drop).reset_index(drop=True)
 
-    sents = _contrast_sentences(filtered, contrast_sentences, seed)
-    con = C.contrast_pairs(sents, seed=seed, **SENTENCE_MIX_VERSIONS[version])
-    passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
-    loo = C.loo_pairs(passages, seed=seed)
-    syn, rep = filter_generated(pd.concat([con, loo], ignore_index=True), eval_sets)
-    leak_rows += rep.to_dict("records")
-    teach = teacher_rows(filtered[TEACHER_SOURCE], teacher_cap, seed)
+    cols = ["text_a", "text_b", "task", "label", "source"]
+    sents, passages, con, loo = [], [], pd.DataFrame(columns=cols + ["rule"]), pd.DataFrame(columns=cols + ["rule"])
+    syn = pd.DataFrame(columns=cols)
+    if spec["generated"]:
+        sents = _contrast_sentences(filtered, contrast_sentences, seed)
+        con = C.contrast_pairs(sents, seed=seed, copies=spec["copies"], compress=spec["compress"])
+        passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
+        loo = C.loo_pairs(passages, seed=seed)
+        syn, rep = filter_generated(pd.concat([con, loo], ignore_index=True), eval_sets)
+        leak_rows += rep.to_dict("records")
+    teach = teacher_rows(filtered[TEACHER_SOURCE], teacher_cap, seed) if spec["teacher"] else pd.DataFrame(columns=cols)
 
-    frame = pd.concat([human, syn[["text_a", "text_b", "task", "label", "source"]], teach], ignore_index=True)
+    frame = pd.concat([x for x in (human, syn[cols], teach) if len(x)], ignore_index=True)
     frame, dropped_empty = drop_empty(frame)
     frame, dup = dedupe_pairs(frame)
     synthetic_share = float(frame["source"].str.startswith(("contrast/", "loo/")).mean())
     leak = pd.DataFrame(leak_rows)
     report = {
-        "kind": "sentence", "version": version, "generators": SENTENCE_MIX_VERSIONS[version], "seed": seed,
+        "kind": "sentence", "version": version, "generators": SENTENCE_MIX_VERSIONS[version],
+        "sources": {"3way": list(three), "bin": list(binary), "reg": list(reg),
+                    "generated": bool(spec["generated"]), "teacher": bool(spec["teacher"])}, "seed": seed,
         "sample_per_source": sample,
         "leakage": leak.to_dict("records"),
         "removed_total": int(leak[["removed_exact", "removed_near"]].to_numpy().sum()) if len(leak) else 0,
