@@ -36,6 +36,12 @@ def _ents(text):
     ("In 2005, the company opened a new factory.", C.move_pp, "The company opened a new factory in 2005."),
     ("The company opened a new factory in Ohio.", C.drop_pp, "The company opened a new factory."),
     ("In 2005, the company opened a new factory.", C.drop_pp, "The company opened a new factory."),
+    ("If the parliamentary election in 1983 had been a local election, the Left would have won.", C.swap_modifiers,
+     "If the local election in 1983 had been a parliamentary election, the Left would have won."),
+    ("The museum holds paintings, sculptures and photographs from the region.", C.swap_nouns,
+     "The region holds paintings, sculptures and photographs from the museum."),
+    ("The museum holds paintings, sculptures and photographs from the region.", C.shuffle_list,
+     "The museum holds sculptures, photographs and paintings from the region."),
 ])
 def test_each_rule_makes_its_edit(text, rule, want):
     assert rule(_doc(text)) == want
@@ -52,6 +58,25 @@ def test_rules_that_do_not_apply_return_none():
     assert C.drop_pp(_doc("The company did not open a factory in Ohio.")) is None
     assert C.drop_pp(_doc("The company only opened a factory in Ohio.")) is None
     assert C.drop_pp(_doc("He left without his coat.")) is None
+    assert C.swap_modifiers(_doc("The old man sat on a chair.")) is None     # one modifier only
+    assert C.shuffle_list(_doc("He likes cats and dogs.")) is None           # two conjuncts: swap_conjuncts' case
+    assert C.shuffle_list(_doc("He speaks English, French, or German.")) is None   # "or" lists are not reordered
+
+
+@needs_nlp
+def test_paws_rules_keep_the_bag_of_words_and_their_labels():
+    """The PAWS-style edits only move words: the token multiset is unchanged; swaps are neutral, lists entail."""
+    for text, rule in [("Red apples, green pears and ripe bananas were sold at the old market.", C.swap_modifiers),
+                       ("The author of the book gave a copy to the editor of the paper.", C.swap_nouns),
+                       ("The band toured Europe, Asia, Africa and Australia in 2004.", C.shuffle_list)]:
+        new = rule(_doc(text))
+        assert new and new != text and C.words_key(new) == C.words_key(text)
+    assert C.LABEL_OF["swap_modifiers"] == C.LABEL_OF["swap_nouns"] == "neutral"
+    assert C.LABEL_OF["shuffle_list"] == "entailment"
+    on = C.contrast_pairs(SENTS, seed=0, nlp=NLP, paws=True)
+    off = C.contrast_pairs(SENTS, seed=0, nlp=NLP)
+    assert not off["rule"].isin(C.PAWS_NEGATIVE_RULES + C.PAWS_POSITIVE_RULES).any()
+    assert set(on["rule"]) <= set(C.CONTRAST_RULES)
 
 
 @needs_nlp
@@ -222,3 +247,16 @@ def test_sentence_mix_v3_is_the_human_six_alone(data_dir):
     assert set(v3["source"]) <= {s.replace(":", "_") for s in HUMAN_SIX} | set(HUMAN_SIX)
     assert not v3["source"].str.startswith(("contrast/", "loo/", "teacher/")).any()
     assert rep["generated"]["contrast_sentences"] == 0
+
+
+@needs_nlp
+def test_sentence_mix_v4_adds_only_word_order_contrast(data_dir):
+    """v4 = v3's human rows + the contrast generators (PAWS rules on, copies, compressions); no passages, no teacher."""
+    from tfc.train.mix import HUMAN_SIX, build_sentence_mix
+
+    v4, rep = build_sentence_mix(seed=0, sample=30, contrast_sentences=80, version=4)
+    assert rep["sources"]["3way"] == list(HUMAN_SIX) and rep["sources"]["teacher"] is False
+    assert set(v4["task"]) == {"3way"} and rep["teacher"]["rows"] == 0
+    gen = v4[v4["source"].str.startswith(("contrast/", "loo/"))]
+    assert len(gen) > 0 and gen["source"].str.startswith("contrast/").all()
+    assert rep["generated"]["loo_passages"] == 0

@@ -36,6 +36,12 @@ SENT_CHECKPOINT = "tfc/sent-minilm-v2"
 SENT_SOURCE = "tfc/sent-minilm-v2-fp32"   # the training run's own weights, before the int8 weight-only release
 SENT_LABEL = "sent-minilm-v2"
 SENT_V1 = "tfc/sent-minilm"               # the first sentence-level model (record and caches only)
+# v3: the data-structure ablation (sentence mix v3: the six human-labelled 3-way sources alone, nothing generated,
+# no teacher), trained from MiniLM with the 3-way head only; scored on the full sets, record and caches committed
+SENT_V3 = "tfc/sent-minilm-v3"
+# v4: v3 continued on sentence mix v4 (v3's rows + word-order contrast with PAWS's own edits), v3's dev rows held out
+SENT_V4 = "tfc/sent-minilm-v4"
+SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4}
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 
@@ -81,6 +87,12 @@ def plans() -> dict[str, list[dict]]:
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
             for sp in ("chunk", "document", "smart-l", "smart-n") for d in true9],
     }
+    # a variant's own weights (not shipped) are scored only where they exist (a fresh clone has its record and
+    # committed caches, so `make reproduce` never asks for them)
+    for plan, ckpt in SENT_VARIANT_PLANS.items():
+        if (config.artifacts_dir() / ckpt[4:]).is_dir():
+            run = {"scorer": "summac-zs", "overrides": {"checkpoint": ckpt, "dtype": "float32"}}
+            out[plan] = [{**run, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)]
     # the unquantised training output (artifacts/sent-minilm-v2-fp32, not shipped) on the drift rows: only where
     # that directory exists (a fresh clone has the release alone), so `make reproduce` never asks for it
     if (config.artifacts_dir() / SENT_SOURCE[4:]).is_dir():
@@ -638,7 +650,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
            "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table",
-           "SENT_LABEL", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe", "recorded_identity_probe", "preset_drift",
+           "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe", "recorded_identity_probe", "preset_drift",
            "drift_verdict", "DRIFT_LIMIT"]
 
 
@@ -802,6 +814,16 @@ TRIED = (
      "scorer": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}),
      "data": "sentence mix v2 (v1 + identical-sentence and PTB-form copies, PP-deletion compressions); "
              "continued from v1's weights, v1's dev rows held out; 128 tokens, fp32"},
+    {"variant": "sent-minilm-v3, SummaC-ZS reading (fp32)", "checkpoint": SENT_V3,
+     "scorer": ("summac-zs", {"checkpoint": SENT_V3, "dtype": "float32"}),
+     "data": "sentence mix v3: the six human-labelled 3-way sources alone (VitaminC real, SNLI, TaxiNLI, "
+             "MNLI-hard, SICK, ANLI), no generated pairs, no teacher; 3-way head only, from MiniLM, one pass, "
+             "128 tokens, fp32"},
+    {"variant": "sent-minilm-v4, SummaC-ZS reading (fp32)", "checkpoint": SENT_V4,
+     "scorer": ("summac-zs", {"checkpoint": SENT_V4, "dtype": "float32"}),
+     "data": "sentence mix v4: v3's rows + word-order contrast (v2's rules with copies and compressions, plus "
+             "PAWS-style modifier / noun swaps and reordered lists), no passages, no teacher; continued from v3, "
+             "v3's dev rows held out; 128 tokens, fp32"},
 )
 
 

@@ -53,10 +53,15 @@ NEGATIVE_RULES = ("swap_args", "swap_entities", "swap_numbers", "antonym")
 POSITIVE_RULES = ("swap_conjuncts", "move_pp")
 COMPRESSION_RULES = ("drop_pp",)
 COPY_RULES = ("copy",)
-CONTRAST_RULES = NEGATIVE_RULES + POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES
+# PAWS's own edits (mix v4, ``contrast_pairs(..., paws=True)``): word swaps that are not entity swaps
+PAWS_NEGATIVE_RULES = ("swap_modifiers", "swap_nouns")
+PAWS_POSITIVE_RULES = ("shuffle_list",)
+CONTRAST_RULES = (NEGATIVE_RULES + POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES + PAWS_NEGATIVE_RULES
+                  + PAWS_POSITIVE_RULES)
 LOO_KINDS = ("loo_support", "loo_removed", "loo_extrinsic")
 LABEL_OF = {**{r: "contradiction" for r in NEGATIVE_RULES},
-            **{r: "entailment" for r in POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES},
+            **{r: "neutral" for r in PAWS_NEGATIVE_RULES},
+            **{r: "entailment" for r in POSITIVE_RULES + COMPRESSION_RULES + COPY_RULES + PAWS_POSITIVE_RULES},
             "loo_support": "entailment", "loo_removed": "neutral", "loo_extrinsic": "neutral"}
 SWAP_ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT"}
 NUMBER_ENTITY_LABELS = {"DATE", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL", "TIME"}
@@ -232,6 +237,94 @@ def move_pp(sent, rng=None) -> str | None:
     return None
 
 
+def _pick(pairs, rng):
+    return pairs[int(rng.integers(len(pairs)))] if rng is not None else pairs[0]
+
+
+def swap_modifiers(sent, rng=None) -> str | None:
+    """Two one-word modifiers (adjectives or noun compounds) of *different* nouns change places:
+    "the parliamentary election ... a local election" -> "the local election ... a parliamentary election"
+    (PAWS's commonest non-paraphrase). Labelled ``neutral``: the new sentence says something else, which need
+    not contradict the old one."""
+    mods = [t for t in sent if t.dep_ in ("amod", "compound") and t.pos_ in ("ADJ", "NOUN")
+            and t.head.pos_ in ("NOUN", "PROPN") and t.n_lefts == 0 and t.n_rights == 0 and t.is_alpha]
+    pairs = [(x, y) for i, x in enumerate(mods) for y in mods[i + 1:]
+             if x.head.i != y.head.i and x.pos_ == y.pos_ and x.lower_ != y.lower_]
+    if not pairs:
+        return None
+    x, y = _pick(pairs, rng)
+    s0 = sent.start
+    return _swap_two(sent, (x.i - s0, x.i - s0 + 1), (y.i - s0, y.i - s0 + 1))
+
+
+def swap_nouns(sent, rng=None) -> str | None:
+    """Two common nouns heading different noun phrases (same fine tag, so number agreement holds) change
+    places: "the introduction of the globe and the motion of the planets" -> "... of the planets ... of the
+    globe"-like re-pairings. Labelled ``neutral`` (see :func:`swap_modifiers`)."""
+    nouns = [t for t in sent if t.pos_ == "NOUN" and t.dep_ in ("pobj", "dobj", "nsubj", "nsubjpass", "attr")
+             and t.is_alpha and not t.ent_type_]
+    pairs = [(x, y) for i, x in enumerate(nouns) for y in nouns[i + 1:]
+             if x.tag_ == y.tag_ and x.lemma_.lower() != y.lemma_.lower() and abs(x.i - y.i) > 1]
+    if not pairs:
+        return None
+    x, y = _pick(pairs, rng)
+    s0 = sent.start
+    return _swap_two(sent, (x.i - s0, x.i - s0 + 1), (y.i - s0, y.i - s0 + 1))
+
+
+def _conj_chain(t) -> list:
+    """``t`` and its noun conjuncts, whether spaCy attached them flat (all to ``t``) or as a chain."""
+    items, cur = [t], t
+    while True:
+        conj = [c for c in cur.children if c.dep_ == "conj"]
+        if not conj:
+            return items
+        if cur is not t and len(conj) > 1:
+            return []
+        items += conj if cur is t and len(conj) > 1 else conj[:1]
+        if len(conj) > 1:
+            return items if all(not any(g.dep_ == "conj" for g in c.children) for c in conj) else []
+        cur = conj[0]
+
+
+def shuffle_list(sent, rng=None) -> str | None:
+    """A list of three or more short noun conjuncts joined by "and" is put in another order ("A, B and C" ->
+    "C, A and B"): the meaning is kept, the order is not (PAWS's reordered lists)."""
+    s0 = sent.start
+    for t in sent:
+        if t.pos_ not in ("NOUN", "PROPN") or t.dep_ == "conj":
+            continue
+        items = _conj_chain(t)
+        if len(items) < 3 or any(c.pos_ not in ("NOUN", "PROPN") for c in items):
+            continue
+        ccs = [g for c in items for g in c.children if g.dep_ == "cc"]
+        if [c.lower_ for c in ccs] != ["and"]:
+            continue
+        spans = []
+        for k, c in enumerate(items):   # an item: its subtree up to the next item's left edge, no "and" or comma
+            stop = items[k + 1].left_edge.i if k + 1 < len(items) else 10 ** 9
+            own = [x for x in c.subtree if x.i < stop and x.dep_ != "cc" and not (x.is_punct and x.i > c.i)]
+            if not own or own[-1].i - own[0].i + 1 != len(own):
+                spans = []
+                break
+            spans.append((own[0].i - s0, own[-1].i - s0 + 1))
+        if not spans or any(e - b > 4 for b, e in spans) or any(spans[k][1] > spans[k + 1][0] for k in range(len(spans) - 1)):
+            continue
+        texts = [_text(sent[b:e]) for b, e in spans]
+        if len({x.lower() for x in texts}) < len(texts):
+            continue
+        order = list(range(1, len(texts))) + [0]
+        if rng is not None:
+            perm = [int(k) for k in rng.permutation(len(texts))]
+            order = perm if perm != list(range(len(texts))) else order
+        toks = list(sent)
+        news = [_case_for(texts[order[k]], spans[k][0] == 0,
+                          toks[spans[order[k]][0]].pos_ == "PROPN" or toks[spans[order[k]][0]].ent_type_ != "")
+                for k in range(len(texts))]
+        return _replace_spans(sent, spans, news)
+    return None
+
+
 # words whose presence makes deleting a phrase unsafe (downward-entailing or exclusive contexts)
 NON_MONOTONE = frozenset({"no", "not", "n't", "never", "only", "nobody", "nothing", "none", "neither", "nor",
                           "few", "without", "unless", "except", "just", "solely", "exclusively", "hardly"})
@@ -271,14 +364,17 @@ def ptb_form(doc) -> str:
 
 
 RULES = {"swap_args": swap_args, "swap_entities": swap_entities, "swap_numbers": swap_numbers, "antonym": antonym,
-         "swap_conjuncts": swap_conjuncts, "move_pp": move_pp, "drop_pp": drop_pp}
+         "swap_conjuncts": swap_conjuncts, "move_pp": move_pp, "drop_pp": drop_pp, "swap_modifiers": swap_modifiers,
+         "swap_nouns": swap_nouns, "shuffle_list": shuffle_list}
 
 
 def contrast_pairs(sentences, seed: int = 0, nlp=None, min_words: int = 6, max_words: int = 45,
-                   batch_size: int = 256, copies: bool = False, compress: bool = False) -> pd.DataFrame:
+                   batch_size: int = 256, copies: bool = False, compress: bool = False,
+                   paws: bool = False) -> pd.DataFrame:
     """Word-order contrast pairs from single sentences: for each sentence, the first negative rule (in a
     seeded order) that applies and the first positive rule that applies (``compress`` adds ``drop_pp`` to
-    the positive rules), and with ``copies`` a ``copy`` row for every sentence that got a negative.
+    the positive rules; ``paws`` adds :data:`PAWS_NEGATIVE_RULES` and :data:`PAWS_POSITIVE_RULES`), and with
+    ``copies`` a ``copy`` row for every sentence that got a negative.
 
     Returns ``text_a, text_b, task="3way", label (id of LABEL_OF[rule]), source="contrast/<rule>", rule,
     text_index``.
@@ -298,13 +394,15 @@ def contrast_pairs(sentences, seed: int = 0, nlp=None, min_words: int = 6, max_w
         sent = doc[:]
         rng = np.random.default_rng([seed, i])
         got_negative = False
-        for group in (NEGATIVE_RULES, POSITIVE_RULES + (COMPRESSION_RULES if compress else ())):
+        negatives = NEGATIVE_RULES + (PAWS_NEGATIVE_RULES if paws else ())
+        positives = POSITIVE_RULES + (COMPRESSION_RULES if compress else ()) + (PAWS_POSITIVE_RULES if paws else ())
+        for group in (negatives, positives):
             for k in rng.permutation(len(group)):
                 rule = group[int(k)]
                 new = RULES[rule](sent, rng)
                 if new and new.strip() != doc.text.strip():
                     rows.append((doc.text.strip(), new, LABEL2ID[LABEL_OF[rule]], rule, i))
-                    got_negative = got_negative or rule in NEGATIVE_RULES
+                    got_negative = got_negative or rule in negatives
                     break
         if copies and got_negative:
             twin = ptb_form(doc) if rng.random() < 0.5 else doc.text.strip()

@@ -287,6 +287,10 @@ SENTENCE_MIX_VERSIONS = {
     1: {"copies": False, "compress": False},
     2: {"copies": True, "compress": True},
     3: {"three_way": HUMAN_SIX, "binary": (), "regression": (), "generated": False, "teacher": False},
+    # v4: v3 plus word-order contrast only (no leave-one-out passages): the v2 rules with copies and compressions,
+    # and PAWS's own edits (modifier and noun swaps as negatives, reordered lists as positives)
+    4: {"three_way": HUMAN_SIX, "binary": (), "regression": (), "generated": True, "loo": False, "teacher": False,
+        "copies": True, "compress": True, "paws": True},
 }
 
 
@@ -295,7 +299,7 @@ def _version_spec(version: int) -> dict:
     if version not in SENTENCE_MIX_VERSIONS:
         raise ValueError(f"sentence mix version must be one of {sorted(SENTENCE_MIX_VERSIONS)}; got {version!r}")
     spec = {"three_way": SENTENCE_3WAY, "binary": SENTENCE_BIN, "regression": SENTENCE_REG, "generated": True,
-            "teacher": True, "copies": False, "compress": False}
+            "teacher": True, "copies": False, "compress": False, "paws": False, "loo": True}
     return spec | SENTENCE_MIX_VERSIONS[version]
 
 
@@ -335,9 +339,10 @@ def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_c
     syn = pd.DataFrame(columns=cols)
     if spec["generated"]:
         sents = _contrast_sentences(filtered, contrast_sentences, seed)
-        con = C.contrast_pairs(sents, seed=seed, copies=spec["copies"], compress=spec["compress"])
-        passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
-        loo = C.loo_pairs(passages, seed=seed)
+        con = C.contrast_pairs(sents, seed=seed, copies=spec["copies"], compress=spec["compress"], paws=spec["paws"])
+        if spec["loo"]:
+            passages = pd.unique(pd.concat([filtered[k]["grounding"] for k in ("anli_dev", "anli_test")])).tolist()
+            loo = C.loo_pairs(passages, seed=seed)
         syn, rep = filter_generated(pd.concat([con, loo], ignore_index=True), eval_sets)
         leak_rows += rep.to_dict("records")
     teach = teacher_rows(filtered[TEACHER_SOURCE], teacher_cap, seed) if spec["teacher"] else pd.DataFrame(columns=cols)
