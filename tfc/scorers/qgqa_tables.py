@@ -6,6 +6,8 @@
   (checked), so scores cached for the TRUE sets are joined by position.
 * :func:`qags_table4` -- the number of questions K, from the ``aux_mean_k<K>`` cache columns.
 * :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets.
+* :func:`q2_table4` -- Q² Table 4: system-level Spearman correlation on simulated systems (bootstrap), from
+  the cached Q² scores of TRUE's ``q2`` set (the cross-annotated contexts).
 * :func:`q2_true_auc` -- Q² on TRUE sets (AUC on covered rows and 0-filled) with token F1 beside it and a
   paired bootstrap of the difference.
 
@@ -199,6 +201,115 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0)
                      "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
                      "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
                      "signature": q2_scorer.signature})
+    return pd.DataFrame(rows)
+
+
+
+Q2_T4_LEVELS = (0.05, 0.10, 0.15, 0.20, 0.25)   # inconsistent shares of the five simulated systems (paper §6)
+
+
+def q2_t4_contexts(q2_scorer, dataset: str = "q2") -> pd.DataFrame:
+    """The contexts Q² Table 4 uses: TRUE's ``q2`` set holds two responses per WoW context (dodeca, then
+    memnet, row for row); a context qualifies when one response is consistent and the other is not (the
+    paper counts 244) and both have at least one valid question under ``q2_scorer`` (the paper: 186).
+
+    One row per qualifying context: ``good_*``/``bad_*`` hold the Q² F1 score (``aux_f1_only``), the
+    overlap F1 and the BLEU × 100 of its consistent and its inconsistent response."""
+    from tfc import data, scorers
+
+    df = data.load(dataset)
+    meta = pd.DataFrame(list(df["meta"]))
+    ctx = meta["episode_idx"].astype(str) + "/" + meta["round"].astype(str)
+    pairs = ctx.to_numpy().reshape(-1, 2)
+    if len(df) % 2 or not (pairs[:, 0] == pairs[:, 1]).all() or not (
+            meta["model"].to_numpy().reshape(-1, 2) == ["dodeca", "memnet"]).all():
+        raise ValueError(f"{dataset}: rows are no longer (dodeca, memnet) pairs of one context")
+    got = cached(q2_scorer, dataset).set_index("id").reindex(df["id"])
+    if "aux_f1_only" not in got:
+        raise ValueError(f"{q2_scorer.signature}: the cache of {dataset} has no aux_f1_only column")
+    f1 = scorers.get("f1").score(df["grounding"], df["generated"], progress=False)
+    bleu = 100 * scorers.get("bleu4", **_EXP).score(df["grounding"], df["generated"], progress=False)
+    per = {"q2_f1": got["aux_f1_only"].to_numpy(float), "overlap_f1_rk": np.asarray(f1, float),
+           "bleu": np.asarray(bleu, float)}
+    lab = df["label"].to_numpy().reshape(-1, 2)
+    valid = covered(got.reset_index()).to_numpy().reshape(-1, 2)
+    mixed = lab[:, 0] != lab[:, 1]
+    keep = mixed & valid.all(axis=1)
+    good = np.where(lab[:, 0] == 1, 0, 1)       # column of the consistent response within the pair
+    rows = np.flatnonzero(keep)
+    out = pd.DataFrame({"context": pairs[rows, 0]})
+    for name, v in per.items():
+        v2 = v.reshape(-1, 2)
+        out[f"good_{name}"] = v2[rows, good[rows]]
+        out[f"bad_{name}"] = v2[rows, 1 - good[rows]]
+    out.attrs.update(mixed=int(mixed.sum()), contexts=int(len(lab)))
+    return out
+
+
+def system_corr_bootstrap(pairs: dict, levels=Q2_T4_LEVELS, n_boot: int = 1000, n_draw: int = 350,
+                          seed: int = 0) -> dict:
+    """The simulation behind :func:`q2_table4`, on plain arrays: ``pairs`` maps a metric name to
+    ``(good, bad)``, its scores of the consistent and the inconsistent response of each context (equal
+    lengths). Returns, per metric, the ``n_boot`` Spearman correlations (0 where all system scores tie).
+    Every metric sees the same draws."""
+    from scipy.stats import spearmanr
+
+    levels = np.asarray(levels, float)
+    if len(levels) < 3 or ((levels <= 0) | (levels >= 1)).any():
+        raise ValueError(f"levels must be at least 3 shares in (0, 1), got {levels.tolist()}")
+    if n_boot < 1 or n_draw < 1:
+        raise ValueError(f"n_boot and n_draw must be positive, got {n_boot}, {n_draw}")
+    n = {len(np.asarray(a)) for g_b in pairs.values() for a in g_b}
+    if len(n) != 1 or n == {0} or n == {1}:
+        raise ValueError(f"every good/bad array must hold the same number (at least 2) of contexts, got {sorted(n)}")
+    for m, (g, b) in pairs.items():
+        if np.isnan(np.asarray(g, float)).any() or np.isnan(np.asarray(b, float)).any():
+            raise ValueError(f"{m}: NaN scores; leave uncovered contexts out first")
+    (n_ctx,) = n
+    rng = np.random.default_rng(seed)
+    n_bad = np.rint(levels * n_draw).astype(int)
+    rho = {m: np.empty(n_boot) for m in pairs}
+    for b in range(n_boot):
+        pick = rng.integers(0, n_ctx, n_draw)
+        bad_mask = np.zeros((len(levels), n_draw), bool)
+        for i, k in enumerate(n_bad):
+            bad_mask[i, rng.choice(n_draw, k, replace=False)] = True
+        for m, (g, x) in pairs.items():
+            sys_score = np.where(bad_mask, np.asarray(x, float)[pick], np.asarray(g, float)[pick]).mean(axis=1)
+            if np.ptp(sys_score) == 0:
+                rho[m][b] = 0.0      # all systems tie: no ranking (spearmanr would return NaN)
+            else:
+                rho[m][b] = spearmanr(sys_score, 1 - levels).statistic
+    return rho
+
+
+def q2_table4(q2_scorer, dataset: str = "q2", n_boot: int = 1000, n_draw: int = 350, levels=Q2_T4_LEVELS,
+              seed: int = 0) -> pd.DataFrame:
+    """Q² Table 4: system-level correlation on simulated systems.
+
+    Each bootstrap repeat draws ``n_draw`` contexts with replacement from :func:`q2_t4_contexts`; simulated
+    system *i* answers a random ``levels[i]`` share of them with the inconsistent response and the rest with
+    the consistent one; its system score is the metric's mean over its responses. The repeat's value is the
+    Spearman correlation between the five system scores and the systems' consistent shares (1 − level).
+    Mean and 2.5/97.5 percentiles over ``n_boot`` repeats; every metric sees the same draws.
+
+    The paper says "correlation" without naming it; its printed bounds (0.9, 1, 0.5, −0.8) are all
+    multiples of 0.1, the only values a Spearman correlation of five points takes, so Spearman it is.
+    Written by hand: the simulation is the paper's own procedure, not a library routine."""
+    ctx = q2_t4_contexts(q2_scorer, dataset)
+    metrics = ("q2_f1", "overlap_f1_rk", "bleu")
+    rho = system_corr_bootstrap({m: (ctx[f"good_{m}"].to_numpy(), ctx[f"bad_{m}"].to_numpy()) for m in metrics},
+                                levels=levels, n_boot=n_boot, n_draw=n_draw, seed=seed)
+    sig = {"q2_f1": q2_scorer.signature}
+    from tfc import scorers
+
+    sig.update(overlap_f1_rk=scorers.get("f1").signature, bleu=scorers.get("bleu4", **_EXP).signature)
+    rows = []
+    for m in metrics:
+        for stat, v in (("system_corr_mean", rho[m].mean()), ("system_corr_ci95_lower", np.percentile(rho[m], 2.5)),
+                        ("system_corr_ci95_upper", np.percentile(rho[m], 97.5))):
+            rows.append({"row": stat, "column": m, "value": float(v), "signature": sig[m],
+                         "contexts": len(ctx), "mixed_contexts": ctx.attrs["mixed"]})
     return pd.DataFrame(rows)
 
 
