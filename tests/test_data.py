@@ -101,6 +101,10 @@ def test_other_sets_counts():
     nli = D.load("anli_test")
     assert set(nli["label3"]) == {"entailment", "neutral", "contradiction"}
     assert ((nli["label3"] == "entailment") == (nli["label"] == 1)).all()
+    tc = D.load("topicalchat_usr")                    # USR Topical-Chat: 52 contexts with a fact x 6 responses
+    assert len(tc) == 312 and not tc["grounding"].str.strip().eq("_nofact").any()
+    assert tc["human_score"].between(0, 1).all() and ((tc["human_score"] > 0.5) == (tc["label"] == 1)).all()
+    assert set(m["system"] for m in tc["meta"]) >= {"Original Ground Truth", "New Human Generated", "Argmax Decoding"}
 
 
 # --------------------------------------------------------------------------- checksums

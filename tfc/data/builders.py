@@ -170,6 +170,31 @@ def q2_paper() -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+
+def topicalchat_usr() -> pd.DataFrame:
+    """USR's Topical-Chat turn-level ratings (Mehri and Eskenazi, 2020), as UniEval ships them: 60 contexts ×
+    6 responses, each with the fact the response was meant to use. Q² Table 6 uses the 52 contexts whose fact
+    is not ``_nofact``, so the 48 no-fact rows are left out (312 remain). ``human_score`` is UniEval's
+    "groundedness", its name for USR's "Uses Knowledge" (the mean of three 0/1 judgements);
+    ``label`` = 1 when most judges said the response uses the fact (the table reads ``human_score``)."""
+    import ast
+
+    with open(raw_path("unieval_meta_eval/topical_chat.json"), encoding="utf-8") as f:
+        recs = json.load(f)
+    g, r, lab, hs, meta = [], [], [], [], []
+    for i, rec in enumerate(recs):
+        if rec["context"].strip() == "_nofact":
+            continue
+        sc = rec["scores"] if isinstance(rec["scores"], dict) else ast.literal_eval(rec["scores"])
+        if "groundedness" not in sc:
+            raise DataError(f"topical_chat.json record {i}: no 'groundedness' score")
+        g.append(rec["context"].strip())
+        r.append(rec["system_output"])
+        hs.append(float(sc["groundedness"]))
+        lab.append(int(float(sc["groundedness"]) > 0.5))
+        meta.append({"system": rec["system_id"], "record": i})
+    return frame("topicalchat_usr", "dev", g, r, lab, meta, human_score=hs)
+
 # --------------------------------------------------------------------------- BEGIN
 def _begin(rel: str, name: str, split: str) -> pd.DataFrame:
     raw = _read_csv(rel, sep="\t", keep_default_na=False)

@@ -179,7 +179,13 @@ SPECS: list[DatasetSpec] = [
                 "The file a response comes from is its label: *_consistent = 1, *_inconsistent = 0.",
                 tuple(f"q2/{m}_{k}.csv" for m in ("dodeca", "memnet") for k in ("inconsistent", "consistent")), B.q2_paper,
                 splits=("dodeca_inconsistent", "dodeca_consistent", "memnet_inconsistent", "memnet_consistent"),
-                gaps="The 'random' responses of Q² Table 9 and the Topical-Chat / DNLI sets are not offline."),
+                gaps="The 'random' responses of Q² Table 9 and the DNLI set are not offline; Topical-Chat is topicalchat_usr."),
+    DatasetSpec("topicalchat_usr", "Q2 paper", "dialogue", "text", "eval", "maszhongming/UniEval (USR Topical-Chat copy)",
+                "MIT (UniEval repo); Topical-Chat: CDLA-Sharing-1.0",
+                "human_score = USR's 'Uses Knowledge' (UniEval: groundedness), mean of 3 judges' 0/1; label = 1 when "
+                "the mean is above 0.5. The 8 contexts without a fact (48 rows) are left out, as in Q² Table 6.",
+                ("unieval_meta_eval/topical_chat.json",), B.topicalchat_usr, extra_columns=("human_score",),
+                gaps="Only the 6 responses × 60 contexts USR rated; the dialogue history is not used."),
     # ------------------------------------------------------------------ training side
     DatasetSpec("vitaminc_test", "training", "fact verification", "text", "train", "TalSchuster/VitaminC (test split)",
                 "CC BY-SA 3.0", "label3 from SUPPORTS/NOT ENOUGH INFO/REFUTES; label = 1 for SUPPORTS (entailment).",

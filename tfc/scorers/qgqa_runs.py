@@ -34,6 +34,7 @@ OTHER_SAMPLE = 150
 
 PLAN = (
     [{"scorer": "q2", "dataset": d} for d in ("q2", "q2_paper", "begin")]
+    + [{"scorer": "q2", "dataset": "topicalchat_usr", "overrides": {"no_questions": "zero"}}]   # Q² Table 6, never NaN
     + [{"scorer": "qags", "dataset": "qags_xsum"}, {"scorer": "qags", "dataset": "qags_cnndm", "sample": 120}]
     + [{"scorer": "q2", "dataset": "dialfact", "sample": DIALFACT_SAMPLE}]
     + [{"scorer": "q2", "dataset": d, "sample": OTHER_SAMPLE} for d in ("paws", "mnbm", "qags_xsum", "frank",

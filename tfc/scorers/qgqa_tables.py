@@ -8,6 +8,7 @@
 * :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets.
 * :func:`q2_table4` -- Q² Table 4: system-level Spearman correlation on simulated systems (bootstrap), from
   the cached Q² scores of TRUE's ``q2`` set (the cross-annotated contexts).
+* :func:`q2_table6` -- Q² Table 6: turn-level correlation with USR's Topical-Chat "Uses Knowledge".
 * :func:`q2_true_auc` -- Q² on TRUE sets (AUC on covered rows and 0-filled) with token F1 beside it and a
   paired bootstrap of the difference.
 
@@ -312,6 +313,53 @@ def q2_table4(q2_scorer, dataset: str = "q2", n_boot: int = 1000, n_draw: int = 
                          "contexts": len(ctx), "mixed_contexts": ctx.attrs["mixed"]})
     return pd.DataFrame(rows)
 
+
+
+def usr_correlations(human, score, covered=None) -> dict:
+    """Spearman and Pearson of ``score`` with the human ratings: on the ``covered`` rows (a valid question;
+    Q² Table 6's choice) and with uncovered rows set to 0 (the alternative the paper also reports).
+    Without ``covered`` every row counts. Returns ``{(stat, variant): (r, p, n)}``."""
+    from tfc.meta.correlation import correlation
+
+    h, s = np.asarray(human, float), np.asarray(score, float)
+    if len(h) != len(s):
+        raise ValueError(f"human ratings and scores differ in length: {len(h)} vs {len(s)}")
+    cov = np.ones(len(s), bool) if covered is None else np.asarray(covered, bool)
+    if np.isnan(h).any() or np.isnan(s[cov]).any():
+        raise ValueError("NaN in the human ratings or in a covered score")
+    out = {}
+    for variant, (x, y) in {"covered": (h[cov], s[cov]), "zero_filled": (h, np.where(cov, s, 0.0))}.items():
+        for stat in ("spearman", "pearson"):
+            r, p = correlation(x, y, stat)     # raises on fewer than 3 pairs or a constant side
+            out[(stat, variant)] = (float(r), float(p), int(len(x)))
+    return out
+
+
+def q2_table6(q2_scorer, dataset: str = "topicalchat_usr") -> pd.DataFrame:
+    """Q² Table 6: turn-level Spearman and Pearson with USR's Topical-Chat "Uses Knowledge" ratings
+    (``topicalchat_usr``), Q² F1 (``aux_f1_only``) on the responses with a valid question and 0-filled, and
+    our overlap F1 and BLEU beside it (not in the paper's table). Q² rows need its committed cache: none
+    without one. Long form: row ``topicalchat_uses_knowledge_<stat>``, column, value, p_value, n, signature."""
+    from tfc import data, scorers
+
+    df = data.load(dataset)
+    got = cached(q2_scorer, dataset)
+    rows = []
+
+    def add(column, res, variant, sig):
+        for stat in ("spearman", "pearson"):
+            r, p, n = res[(stat, variant)]
+            rows.append({"row": f"topicalchat_uses_knowledge_{stat}", "column": column, "value": r, "p_value": p,
+                         "n": n, "signature": sig})
+
+    if got["score"].notna().all() and "aux_f1_only" in got:
+        res = usr_correlations(df["human_score"], got["aux_f1_only"].fillna(0.0), covered(got))
+        add("q2_f1", res, "covered", q2_scorer.signature)
+        add("q2_f1_zero_filled", res, "zero_filled", q2_scorer.signature)
+    for column, sc in (("overlap_f1_rk", scorers.get("f1")), ("bleu", scorers.get("bleu4", **_EXP))):
+        res = usr_correlations(df["human_score"], sc.score(df["grounding"], df["generated"], progress=False))
+        add(column, res, "covered", sc.signature)
+    return pd.DataFrame(rows)
 
 # --------------------------------------------------------------------------------------------------
 # hand judgements of rule-generated questions (issue 17, item 2)

@@ -1,8 +1,9 @@
-"""Q² Table 4's simulation (system-level Spearman correlation over simulated systems), on hand cases."""
+"""Q² Tables 4 and 6 on hand cases: the system-level simulation (Spearman over simulated systems) and the
+turn-level correlations with human ratings."""
 import numpy as np
 import pytest
 
-from tfc.scorers.qgqa_tables import Q2_T4_LEVELS, system_corr_bootstrap
+from tfc.scorers.qgqa_tables import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
 
 N = 40
 
@@ -56,3 +57,23 @@ def test_bad_arrays_are_refused():
 
 def test_the_paper_levels():
     assert Q2_T4_LEVELS == (0.05, 0.10, 0.15, 0.20, 0.25)
+
+
+def test_usr_correlations_by_hand():
+    h, s = [0, 1, 2, 3], [0, 1, 2, 3]
+    res = usr_correlations(h, s, covered=[1, 1, 1, 0])
+    assert res[("spearman", "covered")][0] == pytest.approx(1.0) and res[("spearman", "covered")][2] == 3
+    # zero-filled: y = [0, 1, 2, 0]; cov(x, y) = 0.5, var sums 5 and 2.75 -> r = 0.5 / sqrt(13.75)
+    assert res[("pearson", "zero_filled")][0] == pytest.approx(0.5 / np.sqrt(13.75))
+    assert res[("pearson", "zero_filled")][2] == 4
+    every = usr_correlations(h, [3, 2, 1, 0])
+    assert every[("spearman", "covered")][0] == pytest.approx(-1.0)
+
+
+def test_usr_correlations_refuse_bad_input():
+    with pytest.raises(ValueError, match="length"):
+        usr_correlations([0, 1, 2], [0, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        usr_correlations([0, 1, np.nan, 2], [0, 1, 2, 3])
+    with pytest.raises(ValueError):
+        usr_correlations([0, 1, 2, 3], [0, 1, 2, 3], covered=[1, 1, 0, 0])   # two covered pairs only
