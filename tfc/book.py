@@ -124,6 +124,49 @@ def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: d
     return records
 
 
+def glue_values(generated_dir: Path = GENERATED_DIR) -> dict[str, dict]:
+    """Every glue value of the executed notebooks: ``{"<notebook stem>/<key>": {mime: value}}``.
+
+    Text outputs (``text/plain``, ``text/html``, ``text/markdown``, ...) are kept verbatim; images and
+    other binary outputs as the sha256 of their base64 text, so two builds compare cell by cell
+    (``tfc book values --against before.json``)."""
+    import hashlib
+
+    out: dict[str, dict] = {}
+    for path in sorted(Path(generated_dir).glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(path.read_text())
+        for cell in nb.get("cells", []):
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {}).get("scrapbook")
+                if not meta:
+                    continue
+                prefix = meta.get("mime_prefix", "")
+                value = {}
+                for mime, data in output.get("data", {}).items():
+                    mime = mime[len(prefix):] if prefix and mime.startswith(prefix) else mime
+                    text = "".join(data) if isinstance(data, list) else data
+                    if not isinstance(text, str):
+                        text = json.dumps(text, sort_keys=True)
+                    if mime.startswith("text/") or mime.endswith("json"):
+                        value[mime] = text
+                    else:
+                        value[mime] = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+                out[f"{path.stem}/{meta['name']}"] = value
+    return out
+
+
+def compare_values(before: dict, after: dict) -> list[str]:
+    """Lines describing every key added, removed or changed between two :func:`glue_values` dumps."""
+    lines = [f"- {k}" for k in sorted(set(before) - set(after))]
+    lines += [f"+ {k}" for k in sorted(set(after) - set(before))]
+    for key in sorted(set(before) & set(after)):
+        for mime in sorted(set(before[key]) | set(after[key])):
+            old, new = before[key].get(mime), after[key].get(mime)
+            if old != new:
+                lines.append(f"~ {key} [{mime}]: {str(old)[:120]!r} -> {str(new)[:120]!r}")
+    return lines
+
+
 def build_html(strict: bool = True) -> Path:
     """``jupyter-book build`` with execution off (set in _config.yml); output under book/_build/html."""
     jb = Path(sys.executable).parent / "jupyter-book"
@@ -152,6 +195,27 @@ def run_cmd(mode, only, checkpoint, device, output_dir):
     """Execute notebooks into book/generated/ with the mode's parameters."""
     run_notebooks(mode, list(only) or None, {"checkpoint": checkpoint, "device": device}, output_dir,
                   log=click.echo)
+
+
+@book.command("values")
+@click.option("--generated", type=click.Path(path_type=Path, file_okay=False), default=GENERATED_DIR,
+              show_default=True, help="folder of executed notebooks")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="write the JSON here instead of standard output")
+@click.option("--against", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+              help="an earlier dump: print the differences and exit 1 when there are any")
+def values_cmd(generated, out, against):
+    """Dump every glue value of the executed notebooks (to compare two builds)."""
+    values = glue_values(generated)
+    text = json.dumps(values, indent=1, sort_keys=True)
+    if out is not None:
+        Path(out).write_text(text + "\n")
+    elif against is None:
+        click.echo(text)
+    if against is not None:
+        diff = compare_values(json.loads(Path(against).read_text()), values)
+        click.echo("\n".join(diff) if diff else f"identical: {len(values)} glue values")
+        raise SystemExit(1 if diff else 0)
 
 
 @book.command("build")
