@@ -64,7 +64,7 @@ def sample(n: int, seed: int):
     import pandas as pd
 
     from tfc import data
-    from tfc.meta.tables import TRUE9
+    from tfc.results.tables import TRUE9
 
     k = -(-n // len(TRUE9))
     df = pd.concat([data.load(ds, sample=k, seed=seed) for ds in TRUE9], ignore_index=True)

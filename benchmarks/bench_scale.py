@@ -87,7 +87,7 @@ def main(argv=None):
     import ray
 
     import tfc.scorers as S
-    from tfc import scale
+    from tfc.cache import scale
 
     load0 = os.getloadavg()
     rows = []

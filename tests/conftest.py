@@ -27,7 +27,7 @@ def tmp_cache(tmp_path, monkeypatch):
 @pytest.fixture
 def ledger_dir(tmp_path, monkeypatch):
     """A private reproduction ledger for one test (``TFC_LEDGER_DIR``), with the in-process records cleared."""
-    from tfc import ledger
+    from tfc.book import ledger
 
     monkeypatch.setenv("TFC_LEDGER_DIR", str(tmp_path / "_ledger"))
     ledger._TABLES.clear()

@@ -7,7 +7,7 @@ and no "Pending glue" text. A static check over every built page asserts that no
 or image is fetched from a non-local host (no CDN).
 
 Table widths, on every built page at 1280 px: no table's ``scrollWidth`` exceeds its container's
-``clientWidth`` unless the container scrolls sideways (``overflow-x: auto``, as ``tfc.readable`` and
+``clientWidth`` unless the container scrolls sideways (``overflow-x: auto``, as ``tfc.book.readable`` and
 ``book/_static/tfc.css`` arrange) and itself stays inside the content column; on the front page every
 table fits without scrolling.
 

@@ -9,7 +9,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from tfc import byoc, scorers
+from tfc import scorers
+from tfc.book.chapters import byoc
 
 ROOT = Path(__file__).resolve().parent.parent
 

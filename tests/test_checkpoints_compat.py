@@ -188,7 +188,7 @@ def test_in_house_loader_refuses_the_pooled_format(converted):
 def test_convert_cli(alignscore_ckpt, roberta_base, tmp_path):
     from click.testing import CliRunner
 
-    from tfc.models.cli import models as group
+    from tfc.cli.models import models as group
 
     out = tmp_path / "cli_out"
     r = CliRunner().invoke(group, ["convert", "alignscore", str(alignscore_ckpt[0]), str(out), "--base", str(roberta_base)])

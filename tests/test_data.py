@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import tfc.data as D
-from tfc import reference
+from tfc.book import reference
 from tfc.data import manifest
 from tfc.data.builders import crosscheck_true, mnbm_missing
 
@@ -132,7 +132,7 @@ def test_checksum_refusal(tmp_path, monkeypatch, data_dir):
 
 
 def test_verify_cli_names_changed_file(tmp_path, monkeypatch, data_dir):
-    from tfc.data.cli import data as data_cli
+    from tfc.cli.data import data as data_cli
 
     _copy_mirror(data_dir, tmp_path, ["qags/mturk_xsum.jsonl"])
     (tmp_path / "qags" / "mturk_cnndm.jsonl").write_text("{}\n")
@@ -196,7 +196,7 @@ def test_training_mix_removes_planted_duplicate():
 
 
 def test_cli_list_shows_status():
-    from tfc.data.cli import data as data_cli
+    from tfc.cli.data import data as data_cli
 
     res = CliRunner().invoke(data_cli, ["list", "--group", "SummaC"])
     assert res.exit_code == 0, res.output
@@ -204,7 +204,7 @@ def test_cli_list_shows_status():
 
 
 def test_cli_show_and_build():
-    from tfc.data.cli import data as data_cli
+    from tfc.cli.data import data as data_cli
 
     res = CliRunner().invoke(data_cli, ["show", "fever"])
     assert res.exit_code == 0 and "label-only" in res.output and "18209 rows, 35.1% consistent" in res.output

@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import tfc
-from tfc import config, reference
+from tfc import config
+from tfc.book import reference
 from tfc.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ def test_import_is_light():
 
 
 def test_lazy_submodules():
-    assert tfc.reference is reference
+    assert tfc.book.reference is reference
     with pytest.raises(AttributeError):
         tfc.no_such_thing  # noqa: B018
 

@@ -1,4 +1,4 @@
-"""tfc.headline: the front page's headline table and figure are read from the ledger, never typed."""
+"""tfc.book.chapters.overview: the front page's headline table and figure are read from the ledger, never typed."""
 import re
 
 import matplotlib
@@ -9,9 +9,10 @@ import nbformat  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from tfc import headline as H  # noqa: E402
-from tfc import ledger, reference, scorers  # noqa: E402
-from tfc.meta.tables import TRUE9  # noqa: E402
+from tfc.book.chapters import overview as H  # noqa: E402
+from tfc import scorers  # noqa: E402
+from tfc.book import ledger, reference
+from tfc.results.tables import TRUE9  # noqa: E402
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 
@@ -72,7 +73,7 @@ def test_method_rows_take_only_their_family_and_pick_up_a_new_model():
                          column="alignscore_base"), chapter="05_alignscore", role="stand-in")
     r = _row(H.headline(), "AlignScore")
     assert r["signature"].startswith("alignscore.") and r["ours"] == pytest.approx(60.4)
-    # a newly trained in-house model recorded by the chapter shows up without a change to tfc.headline
+    # a newly trained in-house model recorded by the chapter shows up without a change to tfc.book.chapters.overview
     ledger.record(_true9("alignscore.alignscore-minilm-v2-chunk.dddd", 66.0, table="AS-T3",
                          column="alignscore_base"), chapter="05_alignscore", role="stand-in")
     r = _row(H.headline(), "AlignScore")
@@ -192,7 +193,7 @@ def test_the_front_page_reads_the_ledger_and_types_no_numbers():
 
 
 def test_overview_runs_after_the_chapters():
-    from tfc.book import RUN_LAST, notebooks
+    from tfc.book.runner import RUN_LAST, notebooks
 
     stems = [p.stem for p in notebooks()]
     assert RUN_LAST == ("00_overview", "08_ledger")

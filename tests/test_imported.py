@@ -1,9 +1,10 @@
-"""tfc.imported: provenance, alignment with the gold labels, and the published AUCs they reproduce."""
+"""tfc.data.imported: provenance, alignment with the gold labels, and the published AUCs they reproduce."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from tfc import imported, meta
+from tfc import meta
+from tfc.data import imported
 
 
 @pytest.fixture(scope="module")

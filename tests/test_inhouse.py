@@ -107,7 +107,7 @@ def test_vs_paper_labels_and_non_comparable_rows():
 def test_cli_commands():
     from click.testing import CliRunner
 
-    from tfc.train.cli import train
+    from tfc.cli.train import train
 
     r = CliRunner().invoke(train, ["score-inhouse", "bogus"])
     assert r.exit_code != 0 and "unknown plan" in r.output

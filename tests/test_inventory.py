@@ -1,11 +1,11 @@
-"""tfc.inventory: committed signatures picked up automatically, their frames, comparisons, T4 rows."""
+"""tfc.book.chapters.true: committed signatures picked up automatically, their frames, comparisons, T4 rows."""
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tfc import inventory
+from tfc.book.chapters import true as inventory
 from tfc.cache import ScoreCache, inputs_sha256
 
 
@@ -64,7 +64,7 @@ def test_compare_uses_the_published_mapping():
     got = {j["column"].iloc[0]: (j["table"].iloc[0], role) for j, role, _ in inventory.compare(long)}
     assert got == {"f1": ("TRUE-T3", "reproduction"), "anli_t5_11b": ("TRUE-T3", "stand-in")}
     j = [j for j, _, _ in inventory.compare(long) if j["column"].iloc[0] == "f1"][0]
-    from tfc import reference
+    from tfc.book import reference
 
     assert j["delta"].iloc[0] == pytest.approx(round(80.0 - reference.value("TRUE-T3", "frank", "f1"), 1))
     acc = inventory.compare(long, table_map={"TRUE-T3": "TRUE-T11"})

@@ -1,8 +1,8 @@
-"""tfc.ledger: recording paper-vs-ours frames and the reproduction ledger built from them."""
+"""tfc.book.ledger: recording paper-vs-ours frames and the reproduction ledger built from them."""
 import pandas as pd
 import pytest
 
-from tfc import ledger, reference
+from tfc.book import ledger, reference
 
 
 pytestmark = pytest.mark.usefixtures("ledger_dir")  # conftest: a private ledger per test
@@ -134,7 +134,7 @@ def test_one_preset_per_cell_other_configurations_are_not_counted():
     assert row["status"] == "not reproduced (outside tolerance)"
     assert ledger.is_as_published(scorers.get("bleu4").signature)
     assert not ledger.is_as_published(scorers.get("bleu4", smooth_method="floor").signature)
-    assert ledger.is_as_published("") and ledger.is_as_published("tfc.data.stats")
+    assert ledger.is_as_published("") and ledger.is_as_published("tfc.book.chapters.data")
 
 
 def test_constants_are_not_comparisons():

@@ -6,7 +6,8 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from tfc import meta
-from tfc.meta import bins, ensemble, significance, tables
+from tfc.meta import bins, ensemble, significance
+from tfc.results import tables
 
 
 def _tied(rng, n, levels=5):
@@ -416,7 +417,7 @@ def test_conventions_differ_on_ties_and_on_empty_predictions():
 
 
 def test_accuracy_table_defaults_to_trues_convention():
-    from tfc.meta import tables
+    from tfc.results import tables
 
     f = pd.DataFrame({"id": [f"frank/dev/{i}" for i in range(4)], "score": [1, 1, 0.5, 0.5], "label": [1, 1, 0, 0]})
     a = tables.accuracy_table({"m": f}, ["frank"], averages=())

@@ -1,13 +1,13 @@
 """Committed notebooks: outputs stripped, %matplotlib inline first, a complete parameters cell,
-and every glue key registered in tfc.glue."""
+and every glue key registered in tfc.book.glue."""
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tfc.book import REQUIRED_PARAMETERS, notebooks
-from tfc.glue import KEYS
+from tfc.book.runner import REQUIRED_PARAMETERS, notebooks
+from tfc.book.glue import KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS = notebooks()
@@ -43,4 +43,4 @@ def _glue_keys_used():
 
 def test_glue_keys_are_registered():
     unknown = _glue_keys_used() - set(KEYS)
-    assert not unknown, f"glue keys used but not registered in tfc.glue.KEYS: {sorted(unknown)}"
+    assert not unknown, f"glue keys used but not registered in tfc.book.glue.KEYS: {sorted(unknown)}"

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 import tfc
-from tfc import own_files as O
-from tfc.byoc import WordOverlap
+from tfc.results import own_files as O
+from tfc.book.chapters.byoc import WordOverlap
 from tfc.cli import main
 
 G_COL, H_COL, Y_COL = "Source Text (ü)", "résumé 🚀", "human label?"

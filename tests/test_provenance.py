@@ -1,10 +1,10 @@
-"""tfc.provenance: the chapter footer (versions, device, manifest hash, commit, score reads)."""
+"""tfc.book.provenance: the chapter footer (versions, device, manifest hash, commit, score reads)."""
 import hashlib
 
 import pandas as pd
 import pytest
 
-from tfc import provenance
+from tfc.book import provenance
 from tfc.cache import ScoreCache
 
 

@@ -391,7 +391,7 @@ def test_build_qa_set_and_tiny_training(tiny, tmp_path):
 
 
 def test_coverage_auc_hand_computed():
-    from tfc.scorers.qgqa_runs import coverage_auc
+    from tfc.runs.qgqa import coverage_auc
 
     # covered rows: labels 1,0,1 with scores .9,.2,.5 -> perfect ranking (AUC 1); the NaN row (label 0)
     # becomes 0 in the 0-filled AUC: positives .9,.5 vs negatives .2,0 -> still 1.0
@@ -465,7 +465,7 @@ def test_committed_cache_signatures_are_unchanged():
     """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under (the protocol's new
     fields -- checkpoint, no_questions, qg_rules, QAGS's nli_* -- leave the old configurations' hashes alone)."""
     import tfc.scorers as S
-    from tfc.scorers import qgqa_runs as R
+    from tfc.runs import qgqa as R
 
     cars = _sidecars()
     assert cars, "no committed q2/qags caches found"
@@ -526,7 +526,7 @@ def test_rule_versions_in_identity_and_signature():
 def test_qg_judgements_summary(tmp_path):
     from pathlib import Path
 
-    from tfc.scorers.qgqa_tables import JUDGEMENT_COLUMNS, summarise_qg_judgements
+    from tfc.book.chapters.qgqa import JUDGEMENT_COLUMNS, summarise_qg_judgements
 
     p = tmp_path / "rules-v9.csv"
     pd.DataFrame([["a", "x", "c", "cand", "q?", 1, 1, ""], ["b", "x", "c", "cand", "q?", 0, 1, "bad"],

@@ -1,11 +1,11 @@
-"""tfc.readable: how the book shows a table (integers, one number of decimals per table, word headers)."""
+"""tfc.book.readable: how the book shows a table (integers, one number of decimals per table, word headers)."""
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tfc import readable as R
+from tfc.book import readable as R
 
 
 def _cells(html: str) -> list[str]:
@@ -118,14 +118,14 @@ def test_install_registers_the_dataframe_formatter():
 
 
 def test_the_book_runner_loads_the_extension():
-    from tfc import book
+    from tfc.book import runner as book
 
-    assert "tfc.readable" in book.KERNEL_EXTENSIONS
-    assert "--InteractiveShellApp.extensions=tfc.readable" in book.kernel_arguments()
+    assert "tfc.book.readable" in book.KERNEL_EXTENSIONS
+    assert "--InteractiveShellApp.extensions=tfc.book.readable" in book.kernel_arguments()
 
 
 def test_glue_plain_numbers():
-    from tfc.glue import _plain
+    from tfc.book.glue import _plain
 
     assert _plain(2495.0) == 2495 and isinstance(_plain(2495.0), int)
     assert _plain(np.float64(0.25)) == 0.25 and _plain(np.int64(3)) == 3

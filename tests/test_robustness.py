@@ -376,8 +376,8 @@ def test_tiny_tokenizer_has_its_vocabulary(tiny):
 
 
 def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
-    """tfc.bench.bad_input_outcomes (the performance page's table) on the token-F1 scorer."""
-    from tfc import bench
+    """tfc.book.chapters.performance.bad_input_outcomes (the performance page's table) on the token-F1 scorer."""
+    from tfc.book.chapters import performance as bench
 
     df = bench.bad_input_outcomes(S.get("f1"), long_words=2_000)
     assert list(df["outcome"][:6]) == ["error"] * 6

@@ -1,4 +1,4 @@
-"""Scale-out on Ray Data (tfc.scale): sharded and merged caches equal a single-process run, bitwise.
+"""Scale-out on Ray Data (tfc.cache.scale): sharded and merged caches equal a single-process run, bitwise.
 
 One test starts Ray (a local instance for the module, 2 CPUs, two actors): ``tfc score --input ...
 --engine ray --workers 2`` resumes a partial run while one of its workers is SIGKILLed half-way
@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import tfc.scorers as S
-from tfc import scale
+from tfc.cache import scale
 from test_cache import Counting as CacheCounting  # noqa: E402  (the tests' one counting wrapper)
 from tfc.cache import ScoreCache, input_sha
 
@@ -189,7 +189,7 @@ def test_missing_ray_names_the_extra(tmp_path, tmp_cache, monkeypatch):
 
 
 def test_import_tfc_does_not_import_ray():
-    code = ("import sys, tfc, tfc.cache, tfc.scale, tfc.scorers.cli, tfc.own_files; "
+    code = ("import sys, tfc, tfc.cache, tfc.cache.scale, tfc.cli.score, tfc.results.own_files; "
             "sys.exit(1 if 'ray' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], env={**os.environ}).returncode == 0
 
@@ -214,7 +214,7 @@ def test_cli_input_on_two_workers_equals_a_single_run(tiny, ray_local, tmp_path,
     """``tfc score --input ... --engine ray --workers 2`` after a partial run (chunk 3's shard on disk),
     with one worker SIGKILLed half-way through writing its shard: Ray restarts it, the run completes,
     and the merged cache equals the single-process one byte for byte."""
-    from tfc import own_files as O
+    from tfc.results import own_files as O
     from tfc.cli import main
 
     inp = tmp_path / "mine.csv"

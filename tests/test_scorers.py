@@ -249,7 +249,7 @@ def test_ensemble_score_dataset_rank_mean(data_dir, tmp_cache):
 
 
 def test_imported_score_dataset_label_only(data_dir):
-    from tfc import imported
+    from tfc.data import imported
 
     try:
         imported.load("scale_score_true", "summac_zs", "fever")

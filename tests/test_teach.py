@@ -1,11 +1,11 @@
-"""tfc.teach: pipeline diagram geometry and the exercise convention."""
+"""tfc.book.teach: pipeline diagram geometry and the exercise convention."""
 import matplotlib
 
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from tfc import teach  # noqa: E402
+from tfc.book import teach  # noqa: E402
 
 
 def test_layout_centres_stacks():

@@ -422,7 +422,7 @@ def test_fp16_checkpoint_loads_as_float32(trained, tmp_path):
 def test_cli_commands_registered():
     from click.testing import CliRunner
 
-    from tfc.train.cli import train as group
+    from tfc.cli.train import train as group
 
     assert {"nli", "alignscore", "convert"} <= set(group.commands)
     res = CliRunner().invoke(group, ["alignscore", "--help"])

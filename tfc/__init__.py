@@ -2,7 +2,7 @@
 
 ``import tfc`` is deliberately light: it imports no torch, transformers or spaCy. Submodules
 (``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache`` ...) are loaded on first attribute access,
-as are the top-level functions ``tfc.score_frame`` and ``tfc.evaluate_frame`` (:mod:`tfc.own_files`).
+as are the top-level functions ``tfc.score_frame`` and ``tfc.evaluate_frame`` (:mod:`tfc.results.own_files`).
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ _SUBMODULES = {
 }
 # functions at the top level, imported on first use: tfc.score_frame(df, "rougeL", grounding_col=...)
 _FUNCTIONS = {
-    "score_frame": "tfc.own_files:score_frame",
-    "evaluate_frame": "tfc.own_files:evaluate_frame",
+    "score_frame": "tfc.results.own_files:score_frame",
+    "evaluate_frame": "tfc.results.own_files:evaluate_frame",
 }
 
 

@@ -151,7 +151,7 @@ def measured_split(scorer, dataset: str, split, sub: pd.DataFrame, reuse: bool =
     Rows whose inputs are cached under the same signature elsewhere are copied first (``reuse``). Returns
     ``(got, new, labels, reused, wall)``: all rows' cache frame, the rows computed now, the labels in
     ``got``'s order, the number of copied rows and the seconds spent computing. Shared by the in-house
-    runs here and the QG-QA runs (:mod:`tfc.scorers.qgqa_runs`)."""
+    runs here and the QG-QA runs (:mod:`tfc.runs.qgqa`)."""
     from tfc.cache import ScoreCache
 
     cache = ScoreCache(scorer.signature, dataset, str(split))
@@ -357,7 +357,7 @@ MISSING: dict[str, str] = {}
 def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
     """The paper-vs-ours frame for the reproduction ledger: comparable rows only (test splits), our
     models set beside the paper's ``column`` (a stand-in comparison)."""
-    from tfc.reference import paper_vs_ours
+    from tfc.book.reference import paper_vs_ours
 
     d = long.dropna(subset=["value"])
     if "split" in d:
@@ -423,7 +423,7 @@ def true_auc(models: dict, datasets=None, sample=None, seed=0, cache_only=True,
              averages=("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")) -> pd.DataFrame:
     """ROC AUC (0..1) on the TRUE text sets (AlignScore Table 3) plus the papers' averages that the nine
     sets allow (AVG-ZS, TRUE's 9-set mean; AlignScore's AVG needs FEVER and VitaminC, label-only here)."""
-    from tfc.meta.tables import add_averages
+    from tfc.results.tables import add_averages
 
     rows = []
     for ds in datasets or _true_sets():
@@ -461,7 +461,7 @@ def summac_balanced_accuracy(models: dict, sample=None, seed=0, cache_only=True)
 def vs_paper(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
     """Our rows beside the paper's AlignScore rows: ``dataset, model, <paper columns>, ours, delta, note,
     signature``; Δ = ours − the first paper column (AlignScore-base), all x100."""
-    from tfc.reference import paper_vs_ours
+    from tfc.book.reference import paper_vs_ours
 
     first = paper_columns[0]
     out = []
@@ -974,7 +974,7 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
 def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
     """One model's rows of :func:`full_set_aucs` in the long form of :func:`true_auc` (value on 0..1, the
     papers' averages added only over sets the cache covers in full), for :func:`ledger_frame`."""
-    from tfc.meta.tables import add_averages
+    from tfc.results.tables import add_averages
 
     d = full[(full["model"] == model) & (full["coverage"] >= 0.999)].dropna(subset=["auc"])
     if d.empty:

@@ -20,7 +20,7 @@ def card_facts(name: str, sample: int | None = None, seed: int = 0) -> dict:
     facts["files"] = [(p, man.loc[p, "repo"], man.loc[p, "commit"][:10], man.loc[p, "sha256"][:12])
                       for p in s.raw_files if p in man.index]
     if s.status in ("text", "approximate"):
-        from tfc.data.stats import length_stats
+        from tfc.book.chapters.data import length_stats
 
         df = D.load(name, sample=sample, seed=seed)
         for split, g in df.groupby("split", sort=False):

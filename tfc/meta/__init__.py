@@ -9,8 +9,8 @@ Public contract (see ``DESIGN.md``)::
 
 Modules: :mod:`~tfc.meta.binary` (AUC, ROC, thresholds, accuracy, precision/recall),
 :mod:`~tfc.meta.correlation`, :mod:`~tfc.meta.significance`, :mod:`~tfc.meta.ensemble`,
-:mod:`~tfc.meta.bins`, :mod:`~tfc.meta.tables` (loops over datasets for the chapters). The
-paper-vs-ours join is :func:`tfc.reference.paper_vs_ours`, re-exported here. Only numpy and pandas
+:mod:`~tfc.meta.bins`, :mod:`~tfc.results.tables` (loops over datasets for the chapters). The
+paper-vs-ours join is :func:`tfc.book.reference.paper_vs_ours`, re-exported here. Only numpy and pandas
 are imported eagerly; sklearn, scipy and statsmodels load inside the functions that use them.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, nor
 from tfc.meta.significance import (DEFAULT_N, BootstrapResult, MeanBootstrapResult, bootstrap_auc_diff,
                                    bootstrap_aucs, bootstrap_mean_auc_diff, bootstrap_mean_aucs, correct_pvalues,
                                    interval_comparison)
-from tfc.reference import paper_vs_ours
+from tfc.book.reference import paper_vs_ours
 
 __all__ = [
     "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",

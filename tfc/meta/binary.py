@@ -18,7 +18,7 @@ Conventions used everywhere in :mod:`tfc.meta`:
   0.2 "almost equal" where the arithmetic gives 0.19999999999999996, and an example scored exactly 0.2
   is then predicted grounded). Precision of a class that is never predicted is **0** (sklearn's
   ``zero_division`` default, with its warning silenced). This is the ``as-published`` convention of the
-  TRUE tables (:data:`AS_PUBLISHED`; :func:`tfc.meta.tables.accuracy_table` uses it).
+  TRUE tables (:data:`AS_PUBLISHED`; :func:`tfc.results.tables.accuracy_table` uses it).
 * ``"tfc"``: the project's earlier convention, kept as an option: consistent when ``score >= t``,
   every distinct score a candidate (intermediate ROC points kept), the largest best threshold, and
   precision NaN ("no prediction made") for a class never predicted.

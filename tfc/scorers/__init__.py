@@ -104,7 +104,7 @@ def score_dataset(scorer_or_name, dataset: str, split: str | None = None, sample
     full run computes only the rest). ``use_cache=False`` computes everything and writes nothing;
     ``cache_only=True`` computes nothing and leaves NaN where the cache has no score.
     """
-    from tfc.scorers.dataset import score_dataset as _impl
+    from tfc.results.dataset import score_dataset as _impl
 
     return _impl(scorer_or_name, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache,
                  chunk_size=chunk_size, batch_size=batch_size, progress=progress, cache_only=cache_only,
@@ -114,7 +114,7 @@ def score_dataset(scorer_or_name, dataset: str, split: str | None = None, sample
 def auc_table(scorers_: list, datasets: list[str], sample: int | None = None, seed: int = 0,
               use_cache: bool = True, **kw):
     """ROC AUC (0..1) of each scorer on each dataset, long form: ``row, column, value, n, signature``."""
-    from tfc.scorers.dataset import auc_table as _impl
+    from tfc.results.dataset import auc_table as _impl
 
     return _impl(scorers_, datasets, sample=sample, seed=seed, use_cache=use_cache, **kw)
 

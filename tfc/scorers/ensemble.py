@@ -93,7 +93,7 @@ class Ensemble(Scorer):
         return np.average(np.vstack(cols), axis=0, weights=self._weights())
 
     def score_dataset(self, dataset, split=None, sample=None, seed=0, use_cache=True):
-        from tfc.scorers.dataset import score_dataset
+        from tfc.results.dataset import score_dataset
 
         base, cols = None, []
         for m in self._members():

@@ -1,6 +1,6 @@
 """``imported:<source>/<metric>``: per-example scores of the original implementations, by id.
 
-Wraps :func:`tfc.imported.load` (the meta layer's loader of ``peer_scores``/``aggrefact``), which
+Wraps :func:`tfc.data.imported.load` (the meta layer's loader of ``peer_scores``/``aggrefact``), which
 returns a frame with at least ``id`` and ``score`` (and optionally ``label``) for one dataset.
 Imported scores exist only for the benchmark examples they were computed on, so ``score()`` on
 arbitrary text raises; :func:`tfc.scorers.score_dataset` works, also for the label-only sets
@@ -42,11 +42,11 @@ class ImportedScorer(Scorer):
                         "examples only; it cannot score arbitrary text. Use tfc.scorers.score_dataset(...)")
 
     def score_dataset(self, dataset, split=None, sample=None, seed=0):
-        from tfc import imported
+        from tfc.data import imported
 
         got = imported.load(self.source, self.metric, dataset)
         if "id" not in got or "score" not in got:
-            raise ValueError(f"tfc.imported.load({self.source!r}, {self.metric!r}, {dataset!r}) lacks id/score")
+            raise ValueError(f"tfc.data.imported.load({self.source!r}, {self.metric!r}, {dataset!r}) lacks id/score")
         try:
             from tfc import data
 

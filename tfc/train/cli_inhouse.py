@@ -1,6 +1,6 @@
 """``tfc train nli|alignscore|sentence|convert|mix|wecheck|score-inhouse|reproduce``: the in-house checkpoints (written to ``tfc.config.artifacts_dir()/<name>``).
 
-The commands are attached to the ``tfc train`` group of :mod:`tfc.train.cli` by :func:`register`, so that
+The commands are attached to the ``tfc train`` group of :mod:`tfc.cli.train` by :func:`register`, so that
 this module and the group's other sub-commands can change independently.
 """
 from __future__ import annotations
@@ -144,7 +144,6 @@ def mix_cmd(kind, out, seed, sample, synthetic, version):
                            "sha256": report["sha256"], "file": str(path)}))
 
 
-from tfc.train.wecheck_cli import wecheck_cmd  # noqa: E402  (WeCheck, issue 8)
 
 # rescoring (and retraining) the in-house checkpoints
 
@@ -203,7 +202,7 @@ def reproduce_cmd(ctx, device, threads, skip_training):
     ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 
 
-COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, wecheck_cmd, score_inhouse_cmd, reproduce_cmd)
+COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, reproduce_cmd)
 
 
 def register(group: click.Group) -> click.Group:

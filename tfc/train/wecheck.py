@@ -583,7 +583,7 @@ def auc_long(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE,
     """Long AUC table (row = dataset, column = label, value 0..1, signature, n, n_scored) from the cache
     only (missing rows stay NaN and are counted), for ``{label: checkpoint}``."""
     from tfc import data as D
-    from tfc.scorers.dataset import auc_table
+    from tfc.results.dataset import auc_table
 
     ds = list(datasets or D.TRUE_TEXT)
     parts = [auc_table([(lab, scorer_for(ck))], ds, sample=sample, seed=seed, cache_only=True)
@@ -596,7 +596,7 @@ def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAM
     """Wide per-example frame: ``id, dataset, label, grounding, generated`` + one score column per label
     (cache only); ``subset``: the nested ablation subset (:func:`eval_frame`)."""
     from tfc import data as D
-    from tfc.scorers.dataset import score_dataset
+    from tfc.results.dataset import score_dataset
 
     out = []
     for ds in datasets or D.TRUE_TEXT:

@@ -2,7 +2,7 @@
 
 Every chapter notebook ends with::
 
-    from tfc.provenance import footer
+    from tfc.book.provenance import footer
     footer(device=device)
 
 which displays (HTML in the book, plain text in a terminal):
@@ -14,7 +14,7 @@ which displays (HTML in the book, plain text in a terminal):
   books built from the same raw files show the same hash;
 * the git commit of the clone (and whether the working tree had uncommitted changes);
 * every score-cache entry and imported score file the process read, recorded automatically:
-  :class:`tfc.cache.ScoreCache` calls :func:`record_read` on each read and :func:`tfc.imported.load`
+  :class:`tfc.cache.ScoreCache` calls :func:`record_read` on each read and :func:`tfc.data.imported.load`
   on each imported file. ``signatures=`` adds entries by hand (e.g. scores read some other way).
 
 Nothing here imports torch, transformers or spaCy at module level.
@@ -164,7 +164,7 @@ def footer(signatures=None, device: str | None = None) -> Footer:
     """The provenance footer of a chapter (see the module docstring).
 
     ``signatures``: extra signatures to list (a string or an iterable of strings) beside those the
-    process read through the score cache or :mod:`tfc.imported`.
+    process read through the score cache or :mod:`tfc.data.imported`.
     """
     if isinstance(signatures, str):
         signatures = [signatures]

@@ -2,9 +2,9 @@
 
 Score frames are ``DataFrame(id, score[, label])`` whose ids start with the dataset name
 (``frank/dev/000123``), one frame per metric spanning any number of datasets. Gold labels come from
-the frame's ``label`` column when present, else from :func:`tfc.imported.labels` (the TRUE label
+the frame's ``label`` column when present, else from :func:`tfc.data.imported.labels` (the TRUE label
 vectors). Every result is long form (``row`` = dataset or average, ``column`` = metric, ``value``),
-ready for :func:`tfc.reference.paper_vs_ours`.
+ready for :func:`tfc.book.reference.paper_vs_ours`.
 
 Averages use the papers' exact definitions (:data:`AVERAGES`); an average is emitted only when
 every member dataset has a value (a partial mean would not be comparable with the paper).
@@ -38,7 +38,7 @@ def imported_frames(names, datasets=TRUE11, sample: int | None = None, seed: int
     ``sample`` keeps a stratified sample of that many examples per dataset (the same ids for every
     metric; at least one of each class), for smoke runs.
     """
-    from tfc import imported
+    from tfc.data import imported
 
     out = {}
     for name in names:
@@ -73,7 +73,7 @@ def sample_ids(frame: pd.DataFrame, n: int, seed: int = 0) -> set:
 def _with_labels(frame: pd.DataFrame) -> pd.DataFrame:
     if "label" in frame:
         return frame[["id", "score", "label"]]
-    from tfc import imported
+    from tfc.data import imported
 
     ds = dataset_of(frame["id"]).unique()
     gold = pd.concat([imported.labels(d) for d in ds], ignore_index=True)
@@ -213,7 +213,7 @@ def order_rows(df: pd.DataFrame, col: str = "row") -> pd.DataFrame:
 
 
 def wide(joined: pd.DataFrame) -> pd.DataFrame:
-    """A :func:`tfc.reference.paper_vs_ours` frame pivoted for display: one row per dataset, a
+    """A :func:`tfc.book.reference.paper_vs_ours` frame pivoted for display: one row per dataset, a
     (paper, ours, delta) group per published column, and the scorer signature(s)."""
     j = order_rows(joined)
     out = j.pivot_table(index="row", columns="column", values=["paper", "ours", "delta"], sort=False, dropna=False)

@@ -1,8 +1,8 @@
 """The front page's headline table and first figure, read from the reproduction ledger.
 
 Nothing here is typed in except *which* published cell is each paper's main result
-(:data:`HEADLINES`). The published value comes from the reference tables (``tfc.reference``); our
-value, Δ and status come from what the chapters recorded with :func:`tfc.ledger.record`, at the time
+(:data:`HEADLINES`). The published value comes from the reference tables (``tfc.book.reference``); our
+value, Δ and status come from what the chapters recorded with :func:`tfc.book.ledger.record`, at the time
 the front page runs (``tfc book run`` executes it after the chapters). When an in-house model is
 retrained and its chapter re-run, the front page shows the new numbers without a change here.
 
@@ -14,7 +14,7 @@ scorers, since TRUE is a benchmark and its main result is the best metric). "Bes
 value, or the lowest where the spec says lower is better.
 
 **Status** of a row: ``reproduced`` (our value is a reproduction, the same computation as the paper's,
-within the table's tolerance from ``tfc/ledger_status.csv``), ``recomputed, off by more than …``
+within the table's tolerance from ``tfc/book/ledger_status.csv``), ``recomputed, off by more than …``
 (a reproduction outside the tolerance), ``stand-in`` (a different, smaller model beside the paper's:
 Δ measures the gap between the systems, not a reproduction error), or ``not recorded`` with the
 ledger's reason. Records from a smoke run are marked as such.
@@ -111,7 +111,7 @@ def _records(records: pd.DataFrame | None) -> pd.DataFrame:
     """The ledger's records as the front page may use them: with a value of ours, imported outputs
     never in the ``reproduction`` role, and no reproduction record of a non-preset configuration
     (one preset per cell: another tokenizer or smoothing may not be picked because it lands closer)."""
-    from tfc import ledger
+    from tfc.book import ledger
 
     rec = ledger.collected() if records is None else records
     if not len(rec):
@@ -145,7 +145,7 @@ def _status(role: str, delta: float, tol: float, scale: float) -> str:
 def headline(records: pd.DataFrame | None = None, specs=HEADLINES) -> pd.DataFrame:
     """One row per main result (:data:`HEADLINES`): published value, ours, Δ, status, and where ours
     comes from (role, signature, chapter, mode). Reads the ledger unless ``records`` is given."""
-    from tfc import ledger, reference
+    from tfc.book import ledger, reference
 
     rec = _records(records)
     status = ledger.status_table().set_index("table")
@@ -189,7 +189,7 @@ def table_counts(tables: pd.DataFrame) -> pd.DataFrame:
     """The ledger's tables per category, for the front page: reproduced, partially reproduced (at
     least one of our own cells within tolerance), reproduction outside tolerance, imported only,
     stand-in only, not reproducible offline and not reproduced yet (one row each, with the count)."""
-    from tfc import ledger
+    from tfc.book import ledger
 
     c = ledger.counts(tables)
     labels = [("reproduced", "reproduced (all cells, our own computation, within tolerance)"),
@@ -213,7 +213,7 @@ def summary_numbers(head: pd.DataFrame, tables: pd.DataFrame, matrix: pd.DataFra
     ``records`` is given)."""
     true = head[head["paper"] == "TRUE"]
     t = true.iloc[0] if len(true) else None
-    from tfc import ledger
+    from tfc.book import ledger
 
     recorded = head["ours"].notna()
     touched = tables["status"].isin(["reproduced", "partially reproduced"])
@@ -256,7 +256,7 @@ def display_frame(head: pd.DataFrame, built_chapters=None) -> pd.DataFrame:
     the signature of our value with the chapter that recorded it (a link when the chapter is built)."""
     import html as _html
 
-    from tfc import ledger
+    from tfc.book import ledger
 
     linked = ledger.chapter_links(head[["chapter"]], built_chapters)["chapter"]
     source = []
@@ -279,7 +279,7 @@ def _wbr(text: str) -> str:
 
 def to_html(head: pd.DataFrame, built_chapters=None) -> str:
     """HTML of :func:`display_frame` (one decimal throughout: every value is on a × 100 scale)."""
-    from tfc import readable
+    from tfc.book import readable
 
     return readable.to_html(display_frame(head, built_chapters), decimals=1, html_columns=["Ours from"],
                             classes="tfc-headline", max_colwidth=None)
@@ -310,7 +310,7 @@ def true_auc_matrix(records: pd.DataFrame | None = None, datasets=None) -> pd.Da
     A signature recorded in several tables is read from its family's own table (NLI from TRUE-T3,
     AlignScore from AS-T3, WeCheck from WC-T1): the chapters may evaluate on different samples.
     """
-    from tfc.meta.tables import TRUE9
+    from tfc.results.tables import TRUE9
 
     ds = list(datasets or TRUE9)
     rec = _records(records)
@@ -362,7 +362,7 @@ def _short(signature: str) -> str:
     ``imported:scale_score_true/summac_zs`` -> ``summac_zs``."""
     s = str(signature)
     if s.startswith("imported:"):
-        from tfc.readable import header
+        from tfc.book.readable import header
 
         return header(s.split("/")[-1])
     parts = s.split(".")
@@ -373,7 +373,7 @@ def _short(signature: str) -> str:
 
 def matrix_wide(matrix: pd.DataFrame) -> pd.DataFrame:
     """The matrix as a table: one row per system, one column per TRUE set, and the mean of the nine."""
-    from tfc.meta.tables import TRUE9
+    from tfc.results.tables import TRUE9
 
     if not len(matrix):
         return pd.DataFrame()

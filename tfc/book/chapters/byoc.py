@@ -96,7 +96,7 @@ def register_demo() -> str:
     """Register :class:`WordOverlap` as ``word-overlap`` (idempotent); returns the name."""
     from tfc import scorers
 
-    scorers.register(DEMO_NAME, "tfc.byoc:WordOverlap")
+    scorers.register(DEMO_NAME, "tfc.book.chapters.byoc:WordOverlap")
     return DEMO_NAME
 
 

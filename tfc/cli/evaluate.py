@@ -21,7 +21,7 @@ import click
 def evaluate(input_path, label_col, score_cols, split, n_boot, seed, alpha, as_json):
     """ROC AUC with a bootstrap interval, balanced accuracy at a tuned threshold, and a paired bootstrap
     comparison of every two score columns."""
-    from tfc import own_files as O
+    from tfc.results import own_files as O
 
     try:
         df = O.read_table(input_path, split=split)

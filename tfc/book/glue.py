@@ -8,7 +8,7 @@ Add new keys to ``KEYS`` (key -> what it holds).
 from __future__ import annotations
 
 KEYS: dict[str, str] = {
-    # --- 00_overview (front page: read from the ledger by tfc.headline) ---
+    # --- 00_overview (front page: read from the ledger by tfc.book.chapters.overview) ---
     "overview_headline_table": "headline table: one row per paper's main result, published / ours / delta / status",
     "overview_true_fig": "heatmap of ROC AUC per TRUE set: the papers' models and ours (from the ledger)",
     "overview_true_paper": "TRUE row: published mean AUC of the paper's best single metric (ANLI T5-11B)",
@@ -140,7 +140,7 @@ KEYS: dict[str, str] = {
     "scorers_bert_rows_chunked": "BERTScore rows whose grounding needed more than one chunk",
     "scorers_bert_max_abs_delta": "largest |delta| of MiniLM BERTScore AUC vs TRUE-T3 bertscore over the nine sets",
     # --- 03_qags / 04_q2 (QG-QA scorers) ---
-    "qags_diagram_fig": "QG-QA pipeline diagram (tfc.teach)",
+    "qags_diagram_fig": "QG-QA pipeline diagram (tfc.book.teach)",
     "qags_qa_summary": "tfc/qa-minilm: training rows, steps, minutes, held-out EM/F1/no-answer accuracy",
     "qags_qa_em": "tfc/qa-minilm: held-out exact match on answerable questions (%)",
     "qags_qa_f1": "tfc/qa-minilm: held-out token F1 on answerable questions (%)",
@@ -152,7 +152,7 @@ KEYS: dict[str, str] = {
     "qags_backends": "QG / QA backends of our QAGS row",
     "qags_t4_table": "QAGS Table 4: number of questions K, paper / ours / delta",
     "qags_runs_table": "QAGS scoring runs: rows, wall seconds, examples/s, questions, coverage",
-    "q2_diagram_fig": "Q2 pipeline diagram (tfc.teach)",
+    "q2_diagram_fig": "Q2 pipeline diagram (tfc.book.teach)",
     "q2_t2_table": "Q2 Table 2 on q2_paper subsets: questions, Q2 (F1), Q2+NLI, % no answer; paper / ours / delta",
     "q2_t3_table": "Q2 Table 3: overlap F1 and BLEU per subset, paper / ours / delta",
     "q2_t7_table": "Q2 Table 7 base row: coverage and Q2, paper / ours / delta",
@@ -289,7 +289,7 @@ KEYS: dict[str, str] = {
     "ledger_n_cells_within": "of those, cells within their table's tolerance",
     "ledger_n_published": "published cells in all tables",
     "ledger_n_standin": "published cells set beside a stand-in model only or also",
-    "ledger_n_figures": "paper figures listed in tfc/ledger_figures.csv",
+    "ledger_n_figures": "paper figures listed in tfc/book/ledger_figures.csv",
     "ledger_n_figures_drawn": "paper figures a chapter draws an analogue of",
     "ledger_status_fig": "bar chart: tables per paper and status",
     "byoc_tiny_signature": "signature of the NLI scorer built on the demo's tiny random checkpoint",
@@ -362,7 +362,7 @@ def register(key: str, description: str) -> None:
 def glue(key: str, value, display: bool = False):
     """``myst_nb.glue`` with a registered-key check (imports myst_nb lazily)."""
     if key not in KEYS:
-        raise KeyError(f"glue key {key!r} is not registered in tfc.glue.KEYS")
+        raise KeyError(f"glue key {key!r} is not registered in tfc.book.glue.KEYS")
     from myst_nb import glue as _glue
 
     return _glue(key, _plain(value), display=display)

@@ -1,7 +1,7 @@
 """Dataset statistics for the data chapter: TRUE Tables 2, 6, 7, 8 and Q² Table 9, plus ``tfc data list``.
 
 Every function returns a long frame ``row, column, value`` ready for
-:func:`tfc.reference.paper_vs_ours`.
+:func:`tfc.book.reference.paper_vs_ours`.
 """
 from __future__ import annotations
 

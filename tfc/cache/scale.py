@@ -8,7 +8,8 @@ Command line::
 
 Python::
 
-    from tfc import scale, scorers
+    from tfc import scorers
+    from tfc.cache import scale
     with scale.engine("ray", workers=4):        # every ScoreCache.compute inside runs on Ray
         scorers.score_dataset("nli", "frank")
 

@@ -2,7 +2,7 @@
 
 :func:`committed_signatures` lists every signature in the score cache with the TRUE datasets it covers
 (rows cached vs rows in the dataset). :func:`committed_frames` turns the signatures that cover every
-requested dataset completely into score frames (``id, score, label``) for :mod:`tfc.meta.tables`, so
+requested dataset completely into score frames (``id, score, label``) for :mod:`tfc.results.tables`, so
 ``tables.auc_table(committed_frames(TRUE9), TRUE9)`` is a Table-3-style AUC table of all of them:
 alignscore, wecheck, qags and q2 appear there as soon as their caches are committed, with no change to
 the chapters. :data:`PUBLISHED` says which published column each scorer family is compared with and
@@ -84,12 +84,12 @@ def committed_frames(datasets=None, signatures=None, sample: int | None = None, 
     """``{signature: DataFrame(id, score, label)}`` from the cache (nothing is computed).
 
     ``signatures`` defaults to :func:`complete_signatures`. ``sample`` keeps the same label-stratified
-    ids per dataset for every signature (:func:`tfc.meta.tables.sample_ids`). Scores are joined to the
+    ids per dataset for every signature (:func:`tfc.results.tables.sample_ids`). Scores are joined to the
     dataset's ids; a cached id that is not in the dataset raises ``ValueError``.
     """
     from tfc.cache import load_scores
     from tfc.data import TRUE_TEXT
-    from tfc.meta.tables import sample_ids
+    from tfc.results.tables import sample_ids
 
     datasets = list(datasets or TRUE_TEXT)
     sigs = list(signatures) if signatures is not None else complete_signatures(datasets)
@@ -121,11 +121,11 @@ def scorer_of(signature: str) -> str:
 
 def compare(long: pd.DataFrame, table_map: dict | None = None) -> list[tuple[pd.DataFrame, str, str]]:
     """Paper-vs-ours frames for a table whose columns are signatures: one per column with a published
-    counterpart in :data:`PUBLISHED`, as ``(frame, role, note)`` (for ``tfc.ledger.record``).
+    counterpart in :data:`PUBLISHED`, as ``(frame, role, note)`` (for ``tfc.book.ledger.record``).
 
     ``table_map`` redirects published tables and keeps only those (``{"TRUE-T3": "TRUE-T11"}`` compares
     dev accuracies with Table 11, whose columns are Table 3's)."""
-    from tfc.reference import paper_vs_ours
+    from tfc.book.reference import paper_vs_ours
 
     out = []
     for col, g in long.groupby("column", sort=False):
@@ -148,7 +148,7 @@ def model_sizes(auc_long: pd.DataFrame) -> pd.DataFrame:
     in-house sizes with their nine-dataset mean AUC (``avg_wo_vitc_fever`` rows of ``auc_long``, whose
     columns are signatures). Sizes we could not train or load offline appear with ``ours`` NaN and a
     reason, computed from the committed model records (``results/models``)."""
-    from tfc import reference
+    from tfc.book import reference
 
     pub = reference.load("TRUE-T4")
     pub = pub[pub["row"] == "avg_wo_vitc_fever"].set_index("column")["value"]
@@ -186,7 +186,7 @@ def model_sizes(auc_long: pd.DataFrame) -> pd.DataFrame:
 
 def model_size_comparison(sizes: pd.DataFrame) -> pd.DataFrame:
     """Our small models beside TRUE Table 4's *smaller* variants (ledger role: stand-in):
-    ``row, column, value, signature`` for :func:`tfc.reference.paper_vs_ours` (table ``TRUE-T4``)."""
+    ``row, column, value, signature`` for :func:`tfc.book.reference.paper_vs_ours` (table ``TRUE-T4``)."""
     pairs = {"NLI": "anli_t5_large", "BERTScore": "bertscore_p_roberta_large"}
     ok = sizes[sizes["ours"].notna() & sizes["family"].isin(pairs)]
     return pd.DataFrame({"row": "avg_wo_vitc_fever", "column": ok["family"].map(pairs).to_numpy(),

@@ -2,8 +2,8 @@
 
 Every ``pandas.DataFrame`` a chapter shows or glues is rendered by :func:`to_html`. The book runner
 (``tfc book run``) starts each notebook kernel with this module loaded as an IPython extension, so the
-chapters need no per-notebook formatting code; in a notebook of your own, ``%load_ext tfc.readable``
-gives the same tables (``%unload_ext tfc.readable`` goes back to pandas' default).
+chapters need no per-notebook formatting code; in a notebook of your own, ``%load_ext tfc.book.readable``
+gives the same tables (``%unload_ext tfc.book.readable`` goes back to pandas' default).
 
 The rules, applied to a copy (the frame itself is never changed):
 
@@ -411,9 +411,9 @@ def uninstall(shell=None) -> None:
         shell.display_formatter.formatters["text/html"].pop(pd.DataFrame, None)
 
 
-def load_ipython_extension(ipython) -> None:      # %load_ext tfc.readable
+def load_ipython_extension(ipython) -> None:      # %load_ext tfc.book.readable
     install(ipython)
 
 
-def unload_ipython_extension(ipython) -> None:    # %unload_ext tfc.readable
+def unload_ipython_extension(ipython) -> None:    # %unload_ext tfc.book.readable
     uninstall(ipython)

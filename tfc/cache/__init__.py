@@ -27,7 +27,7 @@ recomputed or overwritten: delete the named file to start again.
 (tfc/torch/transformers/...), ``device, dtype, wall_seconds`` (summed over runs), ``updated``.
 
 **Engines.** :meth:`ScoreCache.compute` scores its chunks in this process, or hands them to an engine
-(the ``engine`` argument, else the one set by :func:`tfc.scale.engine`): :class:`tfc.scale.RayEngine`
+(the ``engine`` argument, else the one set by :func:`tfc.cache.scale.engine`): :class:`tfc.cache.scale.RayEngine`
 scores the same chunks on Ray workers, each writing its chunk as a shard ``part-ray-<hash>.parquet``
 in the parts directory; the compaction that follows is the same, and so are the scores.
 """
@@ -47,7 +47,7 @@ import pandas as pd
 from tfc import config
 
 
-# the engine ScoreCache.compute hands its chunks to (None: this process); set with tfc.scale.engine(...)
+# the engine ScoreCache.compute hands its chunks to (None: this process); set with tfc.cache.scale.engine(...)
 ENGINE: contextvars.ContextVar = contextvars.ContextVar("tfc_score_engine", default=None)
 
 
@@ -172,7 +172,7 @@ class ScoreCache:
             return pd.DataFrame({"id": pd.Series([], dtype=str), "score": pd.Series([], dtype=float),
                                  "input_sha": pd.Series([], dtype=str)})
         df = pd.concat(frames, ignore_index=True).drop_duplicates("id", keep="last").reset_index(drop=True)
-        from tfc.provenance import record_read   # chapter footers list the cache entries they read
+        from tfc.book.provenance import record_read   # chapter footers list the cache entries they read
 
         record_read("cache", self.signature, self.dataset, self.split, len(df))
         return df
@@ -223,7 +223,7 @@ class ScoreCache:
         """Scores for ``ids`` (in that order), computing only what the cache lacks.
 
         ``fail_at_chunk`` raises after that many chunks were written (used by the tests to simulate
-        an interruption). ``engine`` (default: the one set by :func:`tfc.scale.engine`, else none)
+        an interruption). ``engine`` (default: the one set by :func:`tfc.cache.scale.engine`, else none)
         scores the chunks elsewhere, e.g. on Ray workers; the chunks are the same either way.
         """
         engine = engine if engine is not None else ENGINE.get()

@@ -17,7 +17,7 @@ from tfc import config
 COLUMNS = ["table", "row", "column", "value", "flags", "note"]
 
 # (table, row, column, signature, rounded ours) -> the unrounded ours that paper_vs_ours rounded for
-# display; the ledger takes the unrounded value back (tfc.ledger.normalise), so Δ is never computed on
+# display; the ledger takes the unrounded value back (tfc.book.ledger.normalise), so Δ is never computed on
 # a rounded number. Process-local: a chapter rounds and records in the same kernel.
 _UNROUNDED: dict[tuple, float] = {}
 

@@ -24,7 +24,7 @@ remember which columns are scores (``DataFrame.attrs["tfc_score_columns"]``), so
 finds them without ``--score-cols``.
 
 **Scale-out.** ``tfc score --input FILE ... --engine ray --workers N`` (or ``engine="ray"``) scores the
-rows on Ray workers, with the same cache entry and bitwise the same scores (:mod:`tfc.scale`).
+rows on Ray workers, with the same cache entry and bitwise the same scores (:mod:`tfc.cache.scale`).
 
 **Cache and resuming.** Scores go through the project's score cache (:class:`tfc.cache.ScoreCache`),
 with the file as an ad-hoc dataset: ``dataset = file-<sha>``, where ``<sha>`` is the first 16 hex
@@ -444,11 +444,11 @@ def score_frame(df, scorer, grounding_col: str = "grounding", generated_col: str
     its ``attrs["tfc_score_columns"]`` lists the score columns) or a ``datasets.Dataset`` (a new
     Dataset with the columns added is returned). Scores go through the score cache (see the module
     docstring) unless ``use_cache=False``. ``report``, if a dict, receives per column the signature and
-    how many rows came from the cache. ``engine``: ``"ray"`` or a :class:`tfc.scale.RayEngine` scores
-    the rows on Ray workers (``pip install 'tfc[scale]'``), with the same scores (:mod:`tfc.scale`).
+    how many rows came from the cache. ``engine``: ``"ray"`` or a :class:`tfc.cache.scale.RayEngine` scores
+    the rows on Ray workers (``pip install 'tfc[scale]'``), with the same scores (:mod:`tfc.cache.scale`).
     """
     if engine is not None and engine != "local":
-        from tfc import scale
+        from tfc.cache import scale
 
         if not use_cache:
             raise ValueError("a scale-out engine writes through the score cache; it cannot run with use_cache=False")

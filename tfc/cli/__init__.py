@@ -15,13 +15,13 @@ import click
 
 # name -> "module:attribute"; filled as the other parts of the package land.
 LAZY_COMMANDS: dict[str, str] = {
-    "data": "tfc.data.cli:data",
-    "score": "tfc.scorers.cli:score",
-    "evaluate": "tfc.own_files_cli:evaluate",
-    "cache": "tfc.cache_cli:cache",
-    "models": "tfc.models.cli:models",
-    "train": "tfc.train.cli:train",
-    "book": "tfc.book:book",
+    "data": "tfc.cli.data:data",
+    "score": "tfc.cli.score:score",
+    "evaluate": "tfc.cli.evaluate:evaluate",
+    "cache": "tfc.cli.cache:cache",
+    "models": "tfc.cli.models:models",
+    "train": "tfc.cli.train:train",
+    "book": "tfc.cli.book:book",
 }
 
 

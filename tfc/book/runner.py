@@ -1,6 +1,6 @@
 """Execute the book's notebooks with papermill and build the HTML with Jupyter Book.
 
-``tfc book run --mode smoke|default|full`` executes ``notebooks/*.ipynb`` into ``book/generated/``;
+``tfc book run --mode smoke|default|full`` (:mod:`tfc.cli.book`) executes ``notebooks/*.ipynb`` into ``book/generated/``;
 ``tfc book build`` runs ``jupyter-book build`` with execution off and warnings as errors. The three
 modes share one code path and differ only in the parameters injected into each notebook:
 
@@ -16,8 +16,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-import click
 
 from tfc.config import REPO_ROOT
 
@@ -37,9 +35,9 @@ REQUIRED_PARAMETERS = ("mode", "datasets", "scorers", "checkpoint", "sample", "s
 # notebooks that read the others' outputs (the reproduction ledger): always executed last, in this
 # order (the front page's headline table and the ledger page both read what the chapters recorded)
 RUN_LAST = ("00_overview", "08_ledger")
-# IPython extensions every notebook kernel starts with: tfc.readable renders each DataFrame a chapter
+# IPython extensions every notebook kernel starts with: tfc.book.readable renders each DataFrame a chapter
 # shows or glues (integers as integers, one number of decimals per table, headers in words)
-KERNEL_EXTENSIONS = ("tfc.readable",)
+KERNEL_EXTENSIONS = ("tfc.book.readable",)
 
 
 def notebooks(only: list[str] | None = None) -> list[Path]:
@@ -50,7 +48,7 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
         wanted = {Path(o).stem for o in only}
         unknown = wanted - {p.stem for p in nbs}
         if unknown:
-            raise click.BadParameter(f"unknown notebook(s): {', '.join(sorted(unknown))}")
+            raise ValueError(f"unknown notebook(s): {', '.join(sorted(unknown))}")
         nbs = [p for p in nbs if p.stem in wanted]
     return nbs
 
@@ -87,11 +85,11 @@ def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: d
     params = dict(MODES[mode])
     params.update({k: v for k, v in (extra or {}).items() if v is not None})
     output_dir.mkdir(parents=True, exist_ok=True)
-    # chapters record their paper-vs-ours frames next to the notebooks (tfc.ledger); the kernels
+    # chapters record their paper-vs-ours frames next to the notebooks (tfc.book.ledger); the kernels
     # inherit this environment variable
     previous = os.environ.get("TFC_LEDGER_DIR")
     os.environ["TFC_LEDGER_DIR"] = str(Path(output_dir).resolve() / "_ledger")
-    from tfc import ledger
+    from tfc.book import ledger
 
     records = []
     try:
@@ -178,48 +176,3 @@ def build_html(strict: bool = True) -> Path:
     env = dict(os.environ)
     subprocess.run(cmd, check=True, cwd=REPO_ROOT, env=env)
     return REPO_ROOT / "book" / "_build" / "html"
-
-
-@click.group()
-def book():
-    """Execute the notebooks (papermill) and build the book (Jupyter Book)."""
-
-
-@book.command("run")
-@click.option("--mode", type=click.Choice(sorted(MODES)), default="default", show_default=True)
-@click.option("--only", multiple=True, help="notebook stem(s) to run, e.g. 02_true_auc")
-@click.option("--checkpoint", default=None, help="checkpoint (hub id or directory) passed to the notebooks")
-@click.option("--device", default=None, help="cpu, cuda, ...")
-@click.option("--output-dir", type=click.Path(path_type=Path), default=GENERATED_DIR, show_default=True)
-def run_cmd(mode, only, checkpoint, device, output_dir):
-    """Execute notebooks into book/generated/ with the mode's parameters."""
-    run_notebooks(mode, list(only) or None, {"checkpoint": checkpoint, "device": device}, output_dir,
-                  log=click.echo)
-
-
-@book.command("values")
-@click.option("--generated", type=click.Path(path_type=Path, file_okay=False), default=GENERATED_DIR,
-              show_default=True, help="folder of executed notebooks")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="write the JSON here instead of standard output")
-@click.option("--against", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
-              help="an earlier dump: print the differences and exit 1 when there are any")
-def values_cmd(generated, out, against):
-    """Dump every glue value of the executed notebooks (to compare two builds)."""
-    values = glue_values(generated)
-    text = json.dumps(values, indent=1, sort_keys=True)
-    if out is not None:
-        Path(out).write_text(text + "\n")
-    elif against is None:
-        click.echo(text)
-    if against is not None:
-        diff = compare_values(json.loads(Path(against).read_text()), values)
-        click.echo("\n".join(diff) if diff else f"identical: {len(values)} glue values")
-        raise SystemExit(1 if diff else 0)
-
-
-@book.command("build")
-@click.option("--no-strict", is_flag=True, help="do not treat warnings as errors")
-def build_cmd(no_strict):
-    """Build the HTML from book/ (execution off)."""
-    click.echo(build_html(strict=not no_strict) / "index.html")

@@ -6,7 +6,7 @@ import pandas as pd
 
 from tfc.cache import ScoreCache
 from tfc.meta import roc_auc
-from tfc.meta.tables import TRUE9, add_averages  # noqa: F401  (TRUE9 re-exported for the notebooks)
+from tfc.results.tables import TRUE9, add_averages  # noqa: F401  (TRUE9 re-exported for the notebooks)
 
 
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
@@ -80,7 +80,7 @@ def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]
     Returns ``dataset, metric, paper, ours, delta, signature`` (AUC x 100, Δ = ours - paper); columns
     without a published counterpart get NaN paper/delta.
     """
-    from tfc.reference import paper_vs_ours
+    from tfc.book.reference import paper_vs_ours
 
     auc = with_true_average(auc)
     out = []

@@ -1,9 +1,9 @@
 """``tfc score``: score a registered dataset (``-d``) or your own file (``--input``), through the cache.
 
 With ``-d`` it prints the ROC AUC; with ``--input`` it writes the input rows plus one column per
-scorer (see :mod:`tfc.own_files`), for ``tfc evaluate`` to read. ``--engine ray --workers N`` scores
+scorer (see :mod:`tfc.results.own_files`), for ``tfc evaluate`` to read. ``--engine ray --workers N`` scores
 the missing chunks on Ray workers instead of this process, with the same cache entry and scores
-(:mod:`tfc.scale`; ``pip install 'tfc[scale]'``).
+(:mod:`tfc.cache.scale`; ``pip install 'tfc[scale]'``).
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def score(scorer_names, dataset, input_path, grounding_col, generated_col, outpu
         raise click.UsageError("give exactly one of --dataset/-d (a registered dataset) or --input (your own file)")
     overrides = _overrides(conv_checkpoint, label_names, device, sets)
     eng = _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_cache, progress)
-    from tfc import scale
+    from tfc.cache import scale
 
     with scale.engine(eng):
         _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
@@ -99,7 +99,7 @@ def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_c
         raise click.UsageError("--engine ray writes through the score cache (its shards); leave out --no-cache")
     if workers is not None and workers < 1:
         raise click.BadParameter(f"--workers must be >= 1, got {workers}")
-    from tfc import scale
+    from tfc.cache import scale
 
     try:
         return scale.make_engine("ray", workers=workers, cpus_per_worker=cpus_per_worker,
@@ -110,7 +110,7 @@ def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_c
 
 def _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
            checkpoint, sample, seed, batch_size, no_cache, progress, overrides):
-    from tfc.scale import EngineError
+    from tfc.cache.scale import EngineError
 
     if input_path is not None:
         if sample is not None:
@@ -146,7 +146,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
 
 def _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
                  checkpoint, batch_size, no_cache, progress, overrides):
-    from tfc import own_files as O
+    from tfc.results import own_files as O
     from tfc.cache import CacheBusyError, CacheCorruptError, CacheMismatchError
 
     if chunk_size < 1:

@@ -3,7 +3,7 @@
 **Diagrams.** :func:`pipeline` draws a left-to-right chain of boxes joined by arrows, optionally in
 several rows (a list of lists) and with a note under each box::
 
-    from tfc.teach import pipeline
+    from tfc.book.teach import pipeline
     fig = pipeline([["grounding", "generated text"], ["scorer", "score per example"],
                     ["ROC AUC vs labels"]], title="TRUE: meta-evaluation")
 

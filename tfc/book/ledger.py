@@ -2,12 +2,12 @@
 
 Chapters **record** what they compared; the ledger page (``notebooks/08_ledger.ipynb``, run last by
 ``tfc book run``) **aggregates** it. Nothing in the ledger is typed by hand except, for tables and
-figures that no chapter reproduces, the reason why (``tfc/ledger_status.csv``,
-``tfc/ledger_figures.csv``).
+figures that no chapter reproduces, the reason why (``tfc/book/ledger_status.csv``,
+``tfc/book/ledger_figures.csv``).
 
 In a chapter notebook::
 
-    from tfc import ledger
+    from tfc.book import ledger
     joined = reference.paper_vs_ours(ours, "TRUE-T9", scale=100, column="rouge_l")
     ledger.record(joined, chapter="02_true_auc", mode=mode)                      # our computation
     ledger.record(zs_vs_t3, chapter="02_true_auc", role="imported")               # someone's outputs
@@ -39,10 +39,10 @@ closest run.
 the paper (the number of bins, examples per bin, a threshold: :data:`CONSTANT_COLUMNS`,
 :data:`CONSTANT_CELLS`) cannot fail, so :func:`record` refuses it.
 
-**Δ and tolerance.** Δ = ours − paper on *unrounded* values (:func:`tfc.reference.paper_vs_ours`
+**Δ and tolerance.** Δ = ours − paper on *unrounded* values (:func:`tfc.book.reference.paper_vs_ours`
 remembers what it rounded for display; :func:`normalise` takes the unrounded value back), and a cell
 is within tolerance when |Δ| ≤ the table's tolerance, which follows the paper's printed precision
-(``tfc/ledger_status.csv``: 0.5 for a table printed with one decimal). A raw Δ of 0.54 is outside 0.5.
+(``tfc/book/ledger_status.csv``: 0.5 for a table printed with one decimal). A raw Δ of 0.54 is outside 0.5.
 
 Records go to ``<ledger dir>/<chapter>.parquet`` (tables) and ``<chapter>.figures.json``; the ledger
 dir is ``$TFC_LEDGER_DIR`` or ``book/generated/_ledger`` (``tfc book run`` points it next to the
@@ -56,7 +56,7 @@ process, the first record of a chapter replaces the chapter's file; later ones a
 * ``not reproduced (outside tolerance)``: reproduction cells were compared and none is within tolerance;
 * ``imported only``: no reproduction cell, but imported outputs were compared;
 * ``stand-in only``: no reproduction or imported cell, only stand-ins;
-* otherwise the static status from ``tfc/ledger_status.csv`` (``not reproducible offline``, with the
+* otherwise the static status from ``tfc/book/ledger_status.csv`` (``not reproducible offline``, with the
   missing input named, or ``not reproduced yet``) with its reason.
 
 The ``detail`` column always says how many cells of each role were compared and how many are within
@@ -150,12 +150,12 @@ def is_as_published(signature) -> bool:
 def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
     """A paper-vs-ours frame in the ledger's columns ``table, row, column, paper, ours, delta, signature``.
 
-    Accepts the output of :func:`tfc.reference.paper_vs_ours` (``table, row, column, paper, ours, delta``)
-    and of :func:`tfc.scorers.dataset.true_comparison` (``dataset, metric, published_as, paper, ours,
+    Accepts the output of :func:`tfc.book.reference.paper_vs_ours` (``table, row, column, paper, ours, delta``)
+    and of :func:`tfc.results.dataset.true_comparison` (``dataset, metric, published_as, paper, ours,
     delta``; the published table and column come from ``published_as = "TABLE:column"``). ``table``
     fills a missing table column. Rows without a published value (paper NaN) are kept; the ledger
     counts only rows with both numbers. ``ours`` is the unrounded value where
-    :func:`tfc.reference.paper_vs_ours` rounded it, and Δ is recomputed from it.
+    :func:`tfc.book.reference.paper_vs_ours` rounded it, and Δ is recomputed from it.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"ledger.record needs a DataFrame, got {type(df).__name__}")
@@ -176,13 +176,13 @@ def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
     missing = {"row", "column", "paper", "ours"} - set(d.columns)
     if missing:
         raise ValueError(f"ledger.record: frame lacks columns {sorted(missing)} "
-                         "(pass the output of tfc.reference.paper_vs_ours)")
+                         "(pass the output of tfc.book.reference.paper_vs_ours)")
     for c in ("paper", "ours"):
         d[c] = pd.to_numeric(d[c], errors="raise").astype(float)
     if "signature" not in d:
         d["signature"] = ""
     d["signature"] = d["signature"].fillna("").astype(str)
-    from tfc import reference
+    from tfc.book import reference
 
     d["ours"] = [reference.unrounded(t, r, c, s, o)
                  for t, r, c, s, o in zip(d["table"], d["row"], d["column"], d["signature"], d["ours"])]
@@ -202,7 +202,7 @@ def record(df: pd.DataFrame, chapter: str, *, table: str | None = None, role: st
     if role not in TABLE_ROLES:
         raise ValueError(f"role must be one of {TABLE_ROLES} for a table (schematic is a figure role), got {role!r}")
     d = normalise(df, table)
-    from tfc import reference
+    from tfc.book import reference
 
     known = set(reference.index()["table"])
     unknown = sorted(set(d["table"]) - known)
@@ -231,7 +231,7 @@ def _figure_kinds() -> dict:
 
 def figure(figure_id: str, chapter: str, *, status: str = "partially reproduced", role: str | None = None,
            note: str = "", mode: str | None = None) -> None:
-    """Record that ``chapter`` draws an analogue of a paper figure (ids in ``tfc/ledger_figures.csv``).
+    """Record that ``chapter`` draws an analogue of a paper figure (ids in ``tfc/book/ledger_figures.csv``).
 
     ``role`` is ``reproduction`` (default for data figures), ``imported`` or ``stand-in`` (drawn from
     someone else's outputs or another model) or ``schematic``; a figure of kind ``diagram`` is always a
@@ -284,7 +284,7 @@ def collected_figures(directory: Path | None = None) -> pd.DataFrame:
 
 
 def status_table() -> pd.DataFrame:
-    """``tfc/ledger_status.csv``: per INDEX table its chapter, tolerance, and status/reason when unrecorded."""
+    """``tfc/book/ledger_status.csv``: per INDEX table its chapter, tolerance, and status/reason when unrecorded."""
     st = pd.read_csv(STATUS_CSV, keep_default_na=False)
     st["tolerance"] = st["tolerance"].astype(float)
     return st
@@ -325,7 +325,7 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
     recorded only by non-preset configurations (not counted anywhere). ``modes`` are the running
     modes of the recording chapters: in smoke mode the deltas are sampling noise.
     """
-    from tfc import reference
+    from tfc.book import reference
 
     idx = reference.index()
     st = status_table().set_index("table")
@@ -386,7 +386,7 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
             detail = s["reason"] + (f". Recorded: {detail}" if detail else "")
         else:
             status = "not reproduced yet"
-            detail = "no chapter compares this table and tfc/ledger_status.csv has no entry"
+            detail = "no chapter compares this table and tfc/book/ledger_status.csv has no entry"
         if status in ("partially reproduced", "not reproduced (outside tolerance)", "imported only",
                       "stand-in only") and s is not None and s["status_if_unrecorded"] == "not reproducible offline":
             detail += f". Not reproducible offline: {s['reason']}"
@@ -417,7 +417,7 @@ def counts(tables: pd.DataFrame) -> dict:
 
 
 def figure_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per paper figure of ``tfc/ledger_figures.csv``, with the recorded status where a chapter
+    """One row per paper figure of ``tfc/book/ledger_figures.csv``, with the recorded status where a chapter
     drew it. Diagrams are ``schematic`` (redrawn or not, they are never counted as reproduced); a figure
     drawn only from imported outputs or stand-ins is ``imported only`` / ``stand-in only``."""
     figs = pd.read_csv(FIGURES_CSV, keep_default_na=False)
@@ -479,8 +479,8 @@ def chapter_links(frame: pd.DataFrame, built_chapters=None, col: str = "chapter"
 
 def to_html(frame: pd.DataFrame, float_digits: int = 2) -> str:
     """An HTML table for the ledger page (links in the chapter column kept, other text escaped, headers
-    in words, counts as integers; see :mod:`tfc.readable`)."""
-    from tfc import readable
+    in words, counts as integers; see :mod:`tfc.book.readable`)."""
+    from tfc.book import readable
 
     return readable.to_html(frame, decimals=float_digits, html_columns=["chapter"], classes="tfc-ledger",
                             max_colwidth=None)

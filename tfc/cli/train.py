@@ -1,0 +1,149 @@
+"""``tfc train``: training pipelines (one click group).
+
+``summac-conv``, ``qa`` (the extractive QA model) and ``wecheck`` are defined here; the in-house checkpoints' commands (``nli``, ``alignscore``, ``sentence``,
+``convert``, ``mix``, ``score-inhouse``, ``reproduce``) live in :mod:`tfc.train.cli_inhouse` and
+are attached once with its ``register`` hook.
+"""
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.group()
+def train():
+    """Train in-house checkpoints (saved under the artifacts dir as tfc/<name>)."""
+
+
+@train.command("summac-conv")
+@click.option("--checkpoint", "-c", required=True, help="NLI checkpoint (hub id, dir or tfc/<name>)")
+@click.option("--dataset", "-d", "datasets", multiple=True, required=True, help="validation set(s) to train on")
+@click.option("--split", default=None)
+@click.option("--sample", type=int, default=None)
+@click.option("--seed", type=int, default=0)
+@click.option("--epochs", type=int, default=200)
+@click.option("--lr", type=float, default=1e-2)
+@click.option("--out", default="tfc/summac-conv", show_default=True, help="output dir or tfc/<name>")
+@click.option("--label-names", default=None, help="comma-separated label order override")
+@click.option("--device", default=None)
+def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, label_names, device):
+    """Train SummaC-Conv's 1-D convolution on NLI-matrix histograms of labelled examples."""
+    from tfc.scorers.summac import train_conv
+
+    kw = {"device": device}
+    if label_names:
+        kw["label_names"] = tuple(x.strip() for x in label_names.split(","))
+    meta = train_conv(checkpoint, list(datasets), out, split=split, sample=sample, seed=seed, epochs=epochs,
+                      lr=lr, **kw)
+    click.echo(json.dumps({k: meta[k] for k in ("n_examples", "final_loss", "train_auc")}, indent=1))
+    click.echo(f"saved to {out}")
+
+
+@click.command("qa")
+@click.option("--base", default="minilm", show_default=True, help="base encoder ('minilm', a local HF dir or hub id)")
+@click.option("--sample", type=int, default=3000, show_default=True, help="pairs per training source")
+@click.option("--per-pair", type=int, default=2, show_default=True, help="answer candidates per pair")
+@click.option("--heldout-pairs", type=int, default=300, show_default=True)
+@click.option("--max-steps", type=int, default=3000, show_default=True)
+@click.option("--max-minutes", type=float, default=None, help="stop cleanly (and save) after this time")
+@click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--max-length", type=int, default=256, show_default=True)
+@click.option("--lr", type=float, default=1e-4, show_default=True)
+@click.option("--seed", type=int, default=2022, show_default=True)
+@click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--device", default="cpu", show_default=True)
+@click.option("--name", default="qa-minilm", show_default=True, help="checkpoint name under the artifacts dir")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (default <artifacts>/<name>)")
+def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, lr, seed,
+           threads, device, name, out):
+    """Build the self-supervised QA set from training-side text and train an extractive QA model."""
+    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa
+
+    click.echo(f"building the QA set ({sample} pairs per source, leakage filter, rule-based questions) ...")
+    train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=per_pair, heldout_pairs=heldout_pairs)
+    click.echo(json.dumps({k: report[k] for k in ("rows_by_kind", "train_rows", "heldout_rows", "no_answer_frac",
+                                                  "spacy_parse_seconds")}))
+    cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
+                        max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads)
+    s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False)
+    click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "
+               f"{s['examples_per_second']} ex/s; held-out {json.dumps({k: v for k, v in s['heldout_eval'].items() if k != 'by_kind'})}")
+
+
+@click.command("wecheck")
+@click.option("--run", "runs", multiple=True, help="run name(s) from tfc.train.wecheck.RUNS (default: wecheck-minilm)")
+@click.option("--all", "all_runs", is_flag=True, help="every run in RUNS (main model, Table 2/3/5 ablations)")
+@click.option("--signals-only", is_flag=True, help="only compute the weak pool's own signals (score cache)")
+@click.option("--eval/--no-eval", "do_eval", default=True, show_default=True,
+              help="score each trained checkpoint on the TRUE sets (stratified sample) and record it")
+@click.option("--eval-sample", type=int, default=None, help="rows per TRUE set (default tfc.train.wecheck.EVAL_SAMPLE; 0 = all)")
+@click.option("--eval-subset", type=int, default=None,
+              help="score only this many rows of each set's evaluation sample (nested; the ablation tables)")
+@click.option("--pool-sample", type=int, default=None, help="weak-pool rows per task (default from the config)")
+@click.option("--max-train-rows", type=int, default=None)
+@click.option("--epochs", type=float, default=None)
+@click.option("--lr", type=float, default=None)
+@click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--device", default=None)
+@click.option("--max-minutes", type=float, default=None)
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (one run only)")
+@click.option("--record/--no-record", default=True, show_default=True,
+              help="copy card, summary and identity to results/models/<name>/")
+def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset, pool_sample, max_train_rows, epochs, lr,
+                threads, device, max_minutes, out, record):
+    """WeCheck weak supervision: weak pool -> label model -> noise filter -> fine-tune tfc/nli-minilm."""
+    from tfc import config
+    from tfc.train import wecheck as W
+
+    if threads:
+        import torch
+
+        torch.set_num_threads(int(threads))
+    names = list(W.RUNS) if all_runs else (list(runs) or ["wecheck-minilm"])
+    if out and len(names) > 1:
+        raise click.UsageError("--out works with a single run")
+    over = {k: v for k, v in dict(pool_sample=pool_sample, max_train_rows=max_train_rows, epochs=epochs, lr=lr,
+                                  num_threads=threads, max_minutes=max_minutes,
+                                  device=device or config.default_device()).items() if v is not None}
+    try:
+        cfgs = [W.run_config(n, **over) for n in names]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
+    pools = {}
+
+    def pool_for(cfg):   # built on first use (the runs' own signals come from the score cache)
+        key = (cfg.tasks, cfg.leaked, cfg.pool_sample, cfg.seed)
+        if key not in pools:
+            own = tuple(c for c in cfg.signals if c in W.OURS)
+            pools[key] = W.weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
+                                      with_own=own)
+            click.echo(json.dumps({"pool": list(cfg.tasks), "leaked": cfg.leaked, "rows": len(pools[key][0]),
+                                   "leakage": pools[key][1].to_dict("records")}, default=str))
+        return pools[key]
+
+    if signals_only:
+        for cfg in cfgs:
+            pool_for(cfg)
+        return
+    sample = W.EVAL_SAMPLE if eval_sample is None else (eval_sample or None)
+    for cfg in cfgs:
+        pool, rep = pool_for(cfg)
+        res = W.train_wecheck(cfg, pool=pool, leak_report=rep, out_dir=out)
+        s = res.summary
+        click.echo(json.dumps({"run": cfg.name, "steps": s["steps"], "train_seconds": s["train_seconds"],
+                               "train_rows": s["mix"]["train_rows"], "dev": s["dev_eval"]}))
+        if record and not out:
+            W.write_record(cfg.name)
+        if do_eval and not out:
+            W.evaluate(f"tfc/{cfg.name}", datasets=W.RUN_EVAL_SETS.get(cfg.name), sample=sample, subset=eval_subset,
+                       log=click.echo)
+
+
+train.add_command(qa_cmd)       # tfc/qa-minilm, issue 9
+train.add_command(wecheck_cmd)  # WeCheck, issue 8
+
+# the in-house checkpoints' commands (light: click only at import)
+from tfc.train.cli_inhouse import register as _register_inhouse  # noqa: E402
+
+_register_inhouse(train)
