@@ -1,4 +1,4 @@
-"""tfc.inhouse: measured scoring runs with reuse of identical inputs, run records, chapter tables."""
+"""tfc.runs.inhouse: measured scoring runs with reuse of identical inputs, run records, chapter tables."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tfc import inhouse as I
+from tfc.runs import inhouse as I
 
 
 def frame(name, ctx, claims, labels, split="test"):

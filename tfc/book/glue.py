@@ -188,7 +188,7 @@ KEYS: dict[str, str] = {
     "sent_tried_table": "what we tried: every in-house training or reading variant with its measurements",
     "sent_drift_max": "largest |AUC drift| of the sentence model's int8 presets against fp32 (sample)",
     "sent_drift_table": "AUC at fp32 and at each int8 preset on the same sampled rows, per TRUE set",
-    "sent_drift_n": "rows per TRUE set in the drift sample (tfc.inhouse.DRIFT_SAMPLE)",
+    "sent_drift_n": "rows per TRUE set in the drift sample (tfc.runs.inhouse.DRIFT_SAMPLE)",
     "sent_drift_verdict": "per int8 preset: its largest sampled drift and whether it is within the 0.2 AUC points allowed",
     "sent_bar_verdict": "the in-house models issue's bar (mean >= 75, CI above ROUGE-L and BERTScore-P): met or not",
     "sent_bar_table": "per in-house sentence model: nine-set mean, PAWS, paired-bootstrap CIs vs ROUGE-L and BERTScore-P, bar met?",

@@ -154,13 +154,13 @@ def mix_cmd(kind, out, seed, sample, synthetic, version):
 @click.option("--dataset", "datasets", multiple=True, help="only these datasets (repeatable)")
 @click.option("--split", default=None, help="only this split (datasets without it are skipped)")
 def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
-    """Score the in-house checkpoints through the cache and record each run (tfc.inhouse.plans).
+    """Score the in-house checkpoints through the cache and record each run (tfc.runs.inhouse.plans).
 
     PLANS: any of nli-true, nli-summac, alignscore-true, alignscore-summac, alignscore-split-ablation
     (default: all). Resumable: cached rows are not recomputed; run records go to
     results/models/<name>/scoring_runs.json.
     """
-    from tfc import inhouse
+    from tfc.runs import inhouse
 
     known = list(inhouse.plans())
     bad = [p for p in plans if p not in known]
@@ -181,7 +181,8 @@ def reproduce_cmd(ctx, device, threads, skip_training):
     """Retrain tfc/nli-minilm and tfc/alignscore-minilm, write their records (results/models/), and rescore
     every plan of `tfc train score-inhouse` into the cache. A retrained checkpoint has a new identity, so
     its scores land under new signatures beside the committed ones."""
-    from tfc import inhouse, models
+    from tfc import models
+    from tfc.runs import inhouse
 
     if not skip_training:
         for name, cmd in (("nli-minilm", nli_cmd), ("alignscore-minilm", alignscore_cmd)):

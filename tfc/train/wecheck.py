@@ -174,7 +174,8 @@ def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int 
                     cache_only: bool = False, columns=OURS) -> pd.DataFrame:
     """Add ``sig_nli`` and ``sig_summac_zs`` (score cache: only rows not cached yet are computed;
     ``cache_only=True`` computes nothing and leaves NaN where the cache has no score)."""
-    from tfc import inhouse, scorers
+    from tfc import scorers
+    from tfc.runs import inhouse
     from tfc.cache import ScoreCache
 
     bad = set(columns) - set(OWN_SCORERS)
@@ -562,7 +563,7 @@ def evaluate(checkpoint: str, datasets=None, sample: int | None = EVAL_SAMPLE, s
     """Score a checkpoint on the TRUE sets through the cache (resumable) and record the runs;
     ``subset``: only the nested ablation subset of each set (:func:`eval_frame`)."""
     from tfc import data as D
-    from tfc import inhouse
+    from tfc.runs import inhouse
 
     name = "nli" if checkpoint == "tfc/nli-minilm" else "wecheck"
     over = {"checkpoint": checkpoint} | ({"mode": "document"} if name == "nli" else {})
