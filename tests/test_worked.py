@@ -1,8 +1,8 @@
-"""tfc.worked: the worked example's steps recompute each scorer's score (tiny random checkpoints)."""
+"""tfc.book.chapters.worked: the worked example's steps recompute each scorer's score (tiny random checkpoints)."""
 import pandas as pd
 import pytest
 
-from tfc import worked
+from tfc.book.chapters import worked
 from tfc.models.tiny import make_tiny_classifier
 
 G = ("The council approved the new park on Monday. Work will start in May. The park will cost two million "
