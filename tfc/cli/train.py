@@ -1,7 +1,7 @@
 """``tfc train``: training pipelines (one click group).
 
 ``summac-conv``, ``qa`` (the extractive QA model) and ``wecheck`` are defined here; the in-house checkpoints' commands (``nli``, ``alignscore``, ``sentence``,
-``convert``, ``mix``, ``score-inhouse``, ``reproduce``) live in :mod:`tfc.train.cli_inhouse` and
+``convert``, ``mix``, ``score-inhouse``, ``reproduce``) live in :mod:`tfc.cli.train_inhouse` and
 are attached once with its ``register`` hook.
 """
 from __future__ import annotations
@@ -144,6 +144,6 @@ train.add_command(qa_cmd)       # tfc/qa-minilm, issue 9
 train.add_command(wecheck_cmd)  # WeCheck, issue 8
 
 # the in-house checkpoints' commands (light: click only at import)
-from tfc.train.cli_inhouse import register as _register_inhouse  # noqa: E402
+from tfc.cli.train_inhouse import register as _register_inhouse  # noqa: E402
 
 _register_inhouse(train)

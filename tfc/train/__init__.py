@@ -7,5 +7,5 @@
 * :mod:`tfc.train.nli` -- ``tfc/nli-minilm`` (``train_nli``);
 * :mod:`tfc.train.alignscore` -- ``tfc/alignscore-minilm`` training and inference
   (``train_alignscore``, ``load_alignscore_model``);
-* :mod:`tfc.cli.train` / :mod:`tfc.train.cli_inhouse` -- ``tfc train ...``.
+* :mod:`tfc.cli.train` / :mod:`tfc.cli.train_inhouse` -- ``tfc train ...``.
 """
