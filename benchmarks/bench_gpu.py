@@ -122,7 +122,7 @@ def main(argv=None):
         print(rows[-1], flush=True)
     al_ck = ckpt_or_minilm(args.align_checkpoint)
     if al_ck is not None:
-        from tfc.train.alignscore import load_alignscore_model
+        from tfc.scorers.alignscore_model import load_alignscore_model
 
         am = load_alignscore_model(al_ck, device=dev)
         for bs in args.batch_sizes:

@@ -12,7 +12,8 @@ pytest.importorskip("transformers")
 
 import tfc.scorers as S  # noqa: E402
 from tfc.models.tiny import make_tiny_classifier  # noqa: E402
-from tfc.scorers.alignscore import AlignScoreScorer, head_scores  # noqa: E402
+from tfc.results.dataset import head_scores  # noqa: E402
+from tfc.scorers.alignscore import AlignScoreScorer  # noqa: E402
 
 CTX = ["The cat sat on the mat. The dog ran in the park. A man is big.",
        "A woman is small. She was in the house.",
@@ -101,7 +102,7 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize("split", ["chunk", "document", "smart-n", "smart-l"])
 def test_wraps_the_training_inference_code(tiny3, split):
     """Scores and aux columns equal :meth:`AlignScoreModel.score` of each head (one pass for all heads)."""
-    from tfc.train.alignscore import load_alignscore_model
+    from tfc.scorers.alignscore_model import load_alignscore_model
 
     m = load_alignscore_model(tiny3)
     for head in ("3way", "bin", "reg"):
@@ -208,7 +209,7 @@ def test_diagram_draws():
 
 
 def test_pair_memo_smart_l_reuses_smart_n_pairs(tiny3, monkeypatch):
-    from tfc.train.alignscore import AlignScoreModel
+    from tfc.scorers.alignscore_model import AlignScoreModel
 
     AlignScoreScorer._MEMOS.clear()
     calls = []
@@ -230,7 +231,7 @@ def test_pair_memo_smart_l_reuses_smart_n_pairs(tiny3, monkeypatch):
 
 
 def test_predict_unique_equals_predict(tiny3):
-    from tfc.train.alignscore import load_alignscore_model
+    from tfc.scorers.alignscore_model import load_alignscore_model
 
     m = load_alignscore_model(tiny3)
     a = ["the cat sat .", "a dog ran .", "the cat sat ."]

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import tfc.results.dataset as RD
 import tfc.scorers as S
 from tfc.cache import CacheCorruptError, CacheMismatchError, ScoreCache, entries, load_scores
 
@@ -119,7 +120,7 @@ def test_verify_and_cli(tmp_cache, data_dir):
     from tfc.cache import verify
     from tfc.cli import main
 
-    S.score_dataset("rougeL", "q2", sample=15)
+    RD.score_dataset("rougeL", "q2", sample=15)
     sig = S.get("rougeL").signature
     res = verify(sig, "q2", sample=5)
     assert res["ok"] and res["n"] == 5 and res["max_abs_diff"] == 0

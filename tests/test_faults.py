@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import tfc.results.dataset as RD
 import tfc.scorers as S
 from tfc.cache import CacheCorruptError, CacheMismatchError, ScoreCache
 from tfc.models import LabelOrderError
@@ -211,10 +212,10 @@ def test_changed_data_file_stops_scoring_with_its_name(tmp_path, monkeypatch, da
     with open(tmp_path / rel, "a") as f:
         f.write("999,0,0,x,y,z,w,k,g,1,1\n")
     with pytest.raises(ChecksumError, match=rel):
-        S.score_dataset("f1", "q2")
+        RD.score_dataset("f1", "q2")
     (tmp_path / rel).unlink()
     with pytest.raises(MissingRawFileError, match="cross_annotation"):
-        S.score_dataset("f1", "q2")
+        RD.score_dataset("f1", "q2")
 
 
 def test_empty_mirror_names_the_missing_file(tmp_path, monkeypatch):

@@ -135,7 +135,7 @@ def tiny3(tmp_path_factory):
 
 def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
     from tfc.meta import roc_auc
-    from tfc.scorers.alignscore import head_scores
+    from tfc.results.dataset import head_scores
 
     for sp in I.SPLIT_MODES:
         for ds in ("toya", "toyb"):

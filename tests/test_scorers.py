@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import tfc.results.dataset as RD
 import tfc.scorers as S
 from tfc.models import LabelOrderError
 from tfc.models.tiny import make_tiny_classifier
@@ -211,7 +212,7 @@ def test_imported_cannot_score_text():
 
 # --- dataset level ------------------------------------------------------------------------------
 def test_score_dataset_order_cache_and_auc(data_dir, tmp_cache):
-    full = S.score_dataset("f1", "q2", sample=30, seed=1)
+    full = RD.score_dataset("f1", "q2", sample=30, seed=1)
     assert list(full.columns) == ["id", "label", "score"] and len(full) == 30
     from tfc import data
 
@@ -223,7 +224,7 @@ def test_score_dataset_order_cache_and_auc(data_dir, tmp_cache):
 
     cached = load_scores("f1", "q2")
     assert len(cached) == 30 and set(cached["id"]) == set(ex["id"])
-    t = S.auc_table(["f1"], ["q2"], sample=30, seed=1)
+    t = RD.auc_table(["f1"], ["q2"], sample=30, seed=1)
     assert t.loc[0, "row"] == "q2" and 0 <= t.loc[0, "value"] <= 1
 
 
@@ -242,9 +243,9 @@ def test_cli_score(data_dir, tmp_cache, tiny):
 
 
 def test_ensemble_score_dataset_rank_mean(data_dir, tmp_cache):
-    ens = S.score_dataset("ensemble", "q2", sample=20, members=("f1", "bleu4"), normalisation="rank")
-    f1 = S.score_dataset("f1", "q2", sample=20)["score"].rank().to_numpy() / 20
-    bl = S.score_dataset("bleu4", "q2", sample=20)["score"].rank().to_numpy() / 20
+    ens = RD.score_dataset("ensemble", "q2", sample=20, members=("f1", "bleu4"), normalisation="rank")
+    f1 = RD.score_dataset("f1", "q2", sample=20)["score"].rank().to_numpy() / 20
+    bl = RD.score_dataset("bleu4", "q2", sample=20)["score"].rank().to_numpy() / 20
     assert np.allclose(ens["score"], (f1 + bl) / 2)
 
 
@@ -255,7 +256,7 @@ def test_imported_score_dataset_label_only(data_dir):
         imported.load("scale_score_true", "summac_zs", "fever")
     except Exception as exc:  # noqa: BLE001 - the imported mirror may be absent
         pytest.skip(f"imported scores not available: {exc}")
-    r = S.score_dataset("imported:scale_score_true/summac_zs", "fever", sample=10)
+    r = RD.score_dataset("imported:scale_score_true/summac_zs", "fever", sample=10)
     assert len(r) == 10 and set(r.columns) == {"id", "label", "score"}
 
 

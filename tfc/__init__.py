@@ -1,7 +1,7 @@
 """tfc: a reproducible companion to five papers on factual-consistency evaluation.
 
 ``import tfc`` is deliberately light: it imports no torch, transformers or spaCy. Submodules
-(``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache`` ...) are loaded on first attribute access,
+(``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache``, ``tfc.results`` ...) are loaded on first attribute access,
 as are the top-level functions ``tfc.score_frame`` and ``tfc.evaluate_frame`` (:mod:`tfc.results.own_files`).
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ import importlib
 
 __version__ = "0.1.0"
 
+# the layers (see the book's Design page): library first, then the book side and the command line
 _SUBMODULES = {
-    "cache", "config", "data", "meta", "models", "reference", "scorers", "text", "train", "glue",
-    "imported", "provenance", "own_files",
+    "config", "text", "meta", "data", "models", "scorers", "cache", "results", "train", "runs", "book", "cli",
 }
 # functions at the top level, imported on first use: tfc.score_frame(df, "rougeL", grounding_col=...)
 _FUNCTIONS = {

@@ -28,7 +28,7 @@ def _chunks(lst, n):
 
 class ReferenceLoop:
     def __init__(self, checkpoint: str, device: str = "cpu", batch_size: int = 32):
-        from tfc.train.alignscore import load_alignscore_model
+        from tfc.scorers.alignscore_model import load_alignscore_model
 
         self.am = load_alignscore_model(checkpoint, device=device)
         self.tok = self.am.tokenizer
@@ -56,7 +56,7 @@ class ReferenceLoop:
         packing into <= 350-word chunks (same units as tfc, to check agreement of the inference path)."""
         premise_sents = split(premise) or [""]
         if chunker == "greedy":
-            from tfc.train.alignscore import chunk_sentences
+            from tfc.scorers.alignscore_model import chunk_sentences
 
             premise_sents = chunk_sentences(premise_sents, 350)
         else:

@@ -10,3 +10,7 @@
 
 The library (``tfc.data`` ... ``tfc.runs``) never imports this package; ``import-linter`` checks it.
 """
+
+# the chapter footer's read log listens to the library's read hook (tfc.data.reads) from the first
+# import of anything in tfc.book on: every runner kernel loads tfc.book.readable at start
+from tfc.book import provenance as _provenance  # noqa: E402,F401

@@ -151,7 +151,7 @@ def normalise(df: pd.DataFrame, table: str | None = None) -> pd.DataFrame:
     """A paper-vs-ours frame in the ledger's columns ``table, row, column, paper, ours, delta, signature``.
 
     Accepts the output of :func:`tfc.book.reference.paper_vs_ours` (``table, row, column, paper, ours, delta``)
-    and of :func:`tfc.results.dataset.true_comparison` (``dataset, metric, published_as, paper, ours,
+    and of :func:`tfc.book.chapters.true.true_comparison` (``dataset, metric, published_as, paper, ours,
     delta``; the published table and column come from ``published_as = "TABLE:column"``). ``table``
     fills a missing table column. Rows without a published value (paper NaN) are kept; the ledger
     counts only rows with both numbers. ``ours`` is the unrounded value where

@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from tfc import config
+from tfc.data.reads import add_read_hook
 
 PACKAGES = ("tfc", "torch", "transformers", "spacy", "pandas", "numpy", "scikit-learn", "bert-score",
             "rouge-score", "sacrebleu")
@@ -46,6 +47,9 @@ def record_read(kind: str, signature: str, dataset: str, split: str | None = Non
     key = (str(kind), str(signature), str(dataset), "" if split is None else str(split))
     if rows is not None or key not in _READS:
         _READS[key] = None if rows is None else int(rows)
+
+
+add_read_hook(record_read)   # the cache and the imported files report their reads through tfc.data.reads
 
 
 def reads() -> pd.DataFrame:

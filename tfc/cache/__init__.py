@@ -172,9 +172,9 @@ class ScoreCache:
             return pd.DataFrame({"id": pd.Series([], dtype=str), "score": pd.Series([], dtype=float),
                                  "input_sha": pd.Series([], dtype=str)})
         df = pd.concat(frames, ignore_index=True).drop_duplicates("id", keep="last").reset_index(drop=True)
-        from tfc.book.provenance import record_read   # chapter footers list the cache entries they read
+        from tfc.data.reads import report_read   # the read hook (chapter footers list the entries they read)
 
-        record_read("cache", self.signature, self.dataset, self.split, len(df))
+        report_read("cache", self.signature, self.dataset, self.split, len(df))
         return df
 
     def exists(self) -> bool:

@@ -8,10 +8,10 @@ Command line::
 
 Python::
 
-    from tfc import scorers
     from tfc.cache import scale
+    from tfc.results.dataset import score_dataset
     with scale.engine("ray", workers=4):        # every ScoreCache.compute inside runs on Ray
-        scorers.score_dataset("nli", "frank")
+        score_dataset("nli", "frank")
 
 **How.** :meth:`tfc.cache.ScoreCache.compute` plans the work as always -- the ids not yet cached, in
 dataset order, cut into chunks of ``chunk_size`` -- and, when an engine is active, hands the chunks

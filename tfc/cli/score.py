@@ -122,6 +122,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
             raise click.ClickException(str(exc)) from None
         return
     from tfc import scorers
+    from tfc.results.dataset import score_dataset
     from tfc.meta import roc_auc
 
     if checkpoint:
@@ -133,7 +134,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
             raise click.ClickException(str(exc)) from None
         click.echo(f"scorer    {s.signature}")
         try:
-            res = scorers.score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
+            res = score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
                                         chunk_size=chunk_size, batch_size=batch_size, progress=progress)
         except EngineError as exc:
             raise click.ClickException(str(exc)) from None

@@ -196,6 +196,6 @@ def training_mix(sources, **kwargs):
 
 def summary(names_: list[str] | None = None, include_unavailable: bool = True) -> pd.DataFrame:
     """One row per dataset: name, group, role, status, splits, rows, % consistent (what ``tfc data list`` shows)."""
-    from tfc.book.chapters.data import dataset_summary
+    from tfc.data.cards import dataset_summary
 
     return dataset_summary(names_ or names(include_unavailable=include_unavailable))

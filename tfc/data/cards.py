@@ -9,6 +9,28 @@ import pandas as pd
 
 import tfc.data as D
 from tfc.data.manifest import load_manifest
+from tfc.text.words import length_stats
+
+
+def dataset_summary(names: list[str]) -> pd.DataFrame:
+    """name, group, role, status, splits, rows, % consistent (label 1) and the reason/gap."""
+    rows = []
+    for n in names:
+        s = D.info(n)
+        rec = {"name": n, "group": s.group, "role": s.role, "status": s.status, "splits": ",".join(s.splits),
+               "rows": None, "pct_consistent": None, "note": s.reason or ""}
+        if s.status in ("text", "approximate"):
+            df = D.load(n)
+            rec["rows"] = len(df)
+            lab = df["label"][df["label"] >= 0]
+            rec["pct_consistent"] = round(100 * lab.mean(), 2) if len(lab) else None
+        elif s.status == "label-only":
+            lab = D.labels(n)["label"]
+            rec["rows"], rec["pct_consistent"] = len(lab), round(100 * lab.mean(), 2)
+        rows.append(rec)
+    out = pd.DataFrame(rows)
+    out["rows"] = out["rows"].astype("Int64")
+    return out
 
 
 def card_facts(name: str, sample: int | None = None, seed: int = 0) -> dict:
@@ -20,8 +42,6 @@ def card_facts(name: str, sample: int | None = None, seed: int = 0) -> dict:
     facts["files"] = [(p, man.loc[p, "repo"], man.loc[p, "commit"][:10], man.loc[p, "sha256"][:12])
                       for p in s.raw_files if p in man.index]
     if s.status in ("text", "approximate"):
-        from tfc.book.chapters.data import length_stats
-
         df = D.load(name, sample=sample, seed=seed)
         for split, g in df.groupby("split", sort=False):
             lab = g["label"][g["label"] >= 0]

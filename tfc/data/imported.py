@@ -278,9 +278,9 @@ def load(source: str, metric: str, dataset: str, *, strict: bool = True) -> pd.D
     df.attrs["alignment"] = rep
     df.attrs["signature"] = src.name
     df.attrs["provenance"] = src.provenance
-    from tfc.book.provenance import record_read   # chapter footers list the imported files they read
+    from tfc.data.reads import report_read   # the read hook (chapter footers list the files they read)
 
-    record_read("imported", src.name, dataset, None, len(df))
+    report_read("imported", src.name, dataset, None, len(df))
     return df
 
 

@@ -9,9 +9,9 @@ Public contract (see ``DESIGN.md``)::
 
 Modules: :mod:`~tfc.meta.binary` (AUC, ROC, thresholds, accuracy, precision/recall),
 :mod:`~tfc.meta.correlation`, :mod:`~tfc.meta.significance`, :mod:`~tfc.meta.ensemble`,
-:mod:`~tfc.meta.bins`, :mod:`~tfc.results.tables` (loops over datasets for the chapters). The
-paper-vs-ours join is :func:`tfc.book.reference.paper_vs_ours`, re-exported here. Only numpy and pandas
-are imported eagerly; sklearn, scipy and statsmodels load inside the functions that use them.
+:mod:`~tfc.meta.bins`: pure functions of labels and scores. They import no other part of ``tfc``
+than :mod:`tfc.text` (word counts); the loops over datasets live in :mod:`tfc.results.tables`, the
+paper-vs-ours join in :func:`tfc.book.reference.paper_vs_ours`. Only numpy and pandas are imported eagerly; sklearn, scipy and statsmodels load inside the functions that use them.
 """
 from __future__ import annotations
 
@@ -23,12 +23,11 @@ from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, nor
 from tfc.meta.significance import (DEFAULT_N, BootstrapResult, MeanBootstrapResult, bootstrap_auc_diff,
                                    bootstrap_aucs, bootstrap_mean_auc_diff, bootstrap_mean_aucs, correct_pvalues,
                                    interval_comparison)
-from tfc.book.reference import paper_vs_ours
 
 __all__ = [
     "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",
     "tuned_accuracy", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
     "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "bootstrap_mean_auc_diff", "bootstrap_mean_aucs", "MeanBootstrapResult", "interval_comparison", "correct_pvalues",
     "DEFAULT_N", "normalise", "ensemble_scores", "ensemble_frame", "disagreement", "binned_auc",
-    "count_words", "novel_unigram_pct", "paper_vs_ours",
+    "count_words", "novel_unigram_pct",
 ]

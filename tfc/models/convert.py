@@ -26,7 +26,7 @@ AlignScore's inference reads ``softmax(tri)[:, 0]`` (label 0 = aligned/entailmen
   :data:`POOLED_FORMAT`: they read the *pooled* features (the input of ``classifier.out_proj``), not the
   first-token features of tfc's own heads, and ``reg`` has no activation (AlignScore uses the raw
   value). The in-house loader refuses this format (unknown ``format``) rather than misreading it;
-  :func:`load_alignscore_dir` reads it and :mod:`tfc.scorers.alignscore` dispatches to it.
+  :func:`tfc.scorers.alignscore_model.load_alignscore_dir` reads it and :mod:`tfc.scorers.alignscore` dispatches to it.
 
 Safety: the ``.ckpt`` is read with ``torch.load(..., weights_only=True)`` only. A checkpoint whose
 pickle needs anything beyond tensors and primitive containers is refused with
@@ -258,16 +258,3 @@ def load_pooled_multihead(path, device: str = "cpu"):
     model.label_index = {lab: i for i, lab in enumerate(labels)}
     tok = AutoTokenizer.from_pretrained(path)
     return model.to(torch.device(device)).eval(), tok
-
-
-def load_alignscore_dir(path, device: str = "cpu", max_length: int = 512):
-    """A :class:`tfc.train.alignscore.AlignScoreModel` over a converted directory (same scoring code as
-    the in-house checkpoints: chunking, max-mean, every head in one pass)."""
-    from tfc.train.alignscore import AlignScoreModel
-
-    model, tok = load_pooled_multihead(path, device)
-    cfg = model.model.config
-    limit = int(getattr(cfg, "max_position_embeddings", max_length))
-    if cfg.model_type in ROBERTA_TYPES:   # RoBERTa reserves padding_idx + 1 positions
-        limit -= int(getattr(cfg, "pad_token_id", 1) or 1) + 1
-    return AlignScoreModel(model, tok, device, min(max_length, limit), str(path))

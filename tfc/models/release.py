@@ -117,7 +117,7 @@ def pack(ckpt_dir, name: str, out_root=None) -> Path:
     """Write the release of checkpoint ``ckpt_dir`` as ``<out_root>/<name>/`` (default results/release)."""
     from safetensors.torch import load_file, save_file
 
-    from tfc import models
+    from tfc.models.identity import content_hash
 
     ckpt_dir = Path(ckpt_dir)
     out = Path(out_root) / name if out_root else release_dir(name)
@@ -136,14 +136,14 @@ def pack(ckpt_dir, name: str, out_root=None) -> Path:
     if size > MAX_BYTES:
         shutil.rmtree(tmp)
         raise ReleaseError(f"release of {ckpt_dir} would be {size / 1e6:.1f} MB, over the {MAX_BYTES / 1e6:.0f} MB limit")
-    meta = {"name": f"tfc/{name}", "scheme": SCHEME, "source_identity": "sha256:" + models.content_hash(ckpt_dir)[:12],
+    meta = {"name": f"tfc/{name}", "scheme": SCHEME, "source_identity": "sha256:" + content_hash(ckpt_dir)[:12],
             "bytes": size, "check_pairs": CHECK_PAIRS}
     (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
     _write_manifest(tmp)
     scratch = tmp.with_name(tmp.name + ".check")
     materialize(name, target=scratch, root=tmp.parent, folder=tmp)
     meta["check_probs"] = _check_probs(scratch)
-    meta["materialized_identity"] = "sha256:" + models.content_hash(scratch)[:12]
+    meta["materialized_identity"] = "sha256:" + content_hash(scratch)[:12]
     shutil.rmtree(scratch)
     (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
     _write_manifest(tmp)

@@ -6,12 +6,11 @@ import pandas as pd
 
 from tfc.cache import ScoreCache
 from tfc.meta import roc_auc
-from tfc.results.tables import TRUE9, add_averages  # noqa: F401  (TRUE9 re-exported for the notebooks)
 
 
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
                   chunk_size=512, batch_size=None, progress=False, cache_only=False, **overrides) -> pd.DataFrame:
-    """See :func:`tfc.scorers.score_dataset`. ``cache_only=True`` computes nothing: rows missing from
+    """See :func:`tfc.results.dataset.score_dataset`. ``cache_only=True`` computes nothing: rows missing from
     the cache get NaN (used by the book for scorers too slow to recompute in a build)."""
     from tfc import data, scorers
 
@@ -21,7 +20,7 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
     if not scorer.needs_text:   # imported scores: by id only
         return scorer.score_dataset(dataset, split=split, sample=sample, seed=seed)
     if getattr(scorer, "from_cache", False):   # ensembles read their members from the cache
-        return scorer.score_dataset(dataset, split=split, sample=sample, seed=seed, use_cache=use_cache)
+        return _ensemble_dataset(scorer, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache)
     df = data.load(dataset, split=split, sample=sample, seed=seed)
     if len(df) == 0:
         return pd.DataFrame({"id": [], "label": [], "score": []})
@@ -48,6 +47,20 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
                          "score": sc.loc[df["id"]].to_numpy()})
 
 
+def _ensemble_dataset(ensemble, dataset, split=None, sample=None, seed=0, use_cache=True) -> pd.DataFrame:
+    """An ensemble's scores of one dataset: each member through the cache, then :meth:`combine`."""
+    base, member_scores = None, []
+    for m in ensemble._members():
+        r = score_dataset(m, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache)
+        if base is None:
+            base = r[["id", "label"]].reset_index(drop=True)
+        elif not (r["id"].to_numpy() == base["id"].to_numpy()).all():
+            raise ValueError(f"ensemble member {m.signature} returned different ids on {dataset}")
+        member_scores.append(r["score"].to_numpy())
+    base["score"] = ensemble.combine(member_scores)
+    return base
+
+
 def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) -> pd.DataFrame:
     """Long-form AUC table; ``n`` examples, ``n_scored`` of them with a score (NaN ones are left out)."""
     from tfc import scorers
@@ -67,36 +80,6 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) 
                          "value": roc_auc(got["label"], got["score"]) if ok else np.nan,
                          "n": len(res), "n_scored": len(got), "signature": scorer.signature})
     return pd.DataFrame(rows)
-
-
-def with_true_average(auc: pd.DataFrame) -> pd.DataFrame:
-    """Append TRUE's 9-dataset average row (``avg_wo_vitc_fever``) per column when all nine are present."""
-    return add_averages(auc, ("avg_wo_vitc_fever",))
-
-
-def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]) -> pd.DataFrame:
-    """Our AUCs (0..1) beside TRUE's: ``table_columns`` maps our column -> (table id, published column).
-
-    Returns ``dataset, metric, paper, ours, delta, signature`` (AUC x 100, Δ = ours - paper); columns
-    without a published counterpart get NaN paper/delta.
-    """
-    from tfc.book.reference import paper_vs_ours
-
-    auc = with_true_average(auc)
-    out = []
-    for col, g in auc.groupby("column", sort=False):
-        if col in table_columns:
-            table, pub = table_columns[col]
-            j = paper_vs_ours(g, table, scale=100, column=pub)
-            j["metric"] = col
-            j["published_as"] = f"{table}:{pub}"
-        else:
-            j = g.rename(columns={"value": "ours"}).assign(paper=np.nan, delta=np.nan, metric=col,
-                                                            published_as="")
-            j["ours"] = (j["ours"] * 100).round(1)
-        out.append(j.rename(columns={"row": "dataset"})[
-            ["dataset", "metric", "published_as", "paper", "ours", "delta", "signature"]])
-    return pd.concat(out, ignore_index=True)
 
 
 def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
@@ -120,3 +103,23 @@ def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
                      "max_chunks": int(n_chunks.max()) if len(df) else 0,
                      "generated_truncated": int(trunc.sum()) if trunc is not None else 0})
     return pd.DataFrame(rows, columns=["dataset", "rows", "rows_chunked", "max_chunks", "generated_truncated"])
+
+
+def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str | None = None,
+                **overrides):
+    """All heads' cached scores of one dataset (``id, label, 3way, bin, reg``) from one cache entry.
+
+    The chosen head is the ``score`` column, the others its ``aux_*`` columns; a head the checkpoint lacks
+    is absent. Reads the cache only (rows not cached are left out).
+    """
+    from tfc import data, scorers
+    from tfc.scorers.alignscore import HEADS
+
+    s = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    df = data.load(dataset, split=split)
+    frames = [ScoreCache(s.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()]
+    cached = pd.concat(frames, ignore_index=True).drop_duplicates("id")
+    out = cached.rename(columns={"score": s.config.head, **{f"aux_{h}": h for h in HEADS}})
+    keep = ["id"] + [h for h in HEADS if h in out.columns]
+    out = df[["id", "label"]].merge(out[keep], on="id", how="inner")
+    return out

@@ -368,9 +368,9 @@ def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base"
 
 
 def _scores(scorer, dataset, split=None, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
-    from tfc import scorers
+    from tfc.results.dataset import score_dataset
 
-    return scorers.score_dataset(scorer, dataset, split=split, sample=sample, seed=seed, cache_only=cache_only)
+    return score_dataset(scorer, dataset, split=split, sample=sample, seed=seed, cache_only=cache_only)
 
 
 def _auc_row(res: pd.DataFrame) -> tuple[float, int]:
@@ -511,7 +511,7 @@ def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides
     """AUC (x100) of each head from one cached run (the other heads are its ``aux_*`` columns), with the
     TRUE 9-set mean: ``dataset, head, auc``."""
     from tfc.meta import roc_auc
-    from tfc.scorers.alignscore import head_scores
+    from tfc.results.dataset import head_scores
 
     rows = []
     for ds in datasets or _true_sets():

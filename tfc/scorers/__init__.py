@@ -1,9 +1,10 @@
-"""Scorers behind one protocol (see :mod:`tfc.scorers.base`), a registry, and dataset-level scoring.
+"""Scorers behind one protocol (see :mod:`tfc.scorers.base`) and a registry (dataset-level scoring through the cache: :mod:`tfc.results.dataset`).
 
 >>> import tfc.scorers as S
 >>> s = S.get("rougeL")                       # or S.get("nli", checkpoint="tfc/nli-minilm")
 >>> s.score(["The cat sat."], ["A cat sat."]) # np.ndarray, higher = more consistent
->>> S.score_dataset("f1", "frank")            # DataFrame id, label, score (cached, resumable)
+>>> from tfc.results.dataset import score_dataset
+>>> score_dataset("f1", "frank")              # DataFrame id, label, score (cached, resumable)
 
 Registry names: ``f1, rouge1, rouge2, rougeL, bleu4, bertscore, nli, summac-zs, summac-conv,
 ensemble, alignscore, wecheck, qags, q2`` and ``imported:<source>/<metric>``. Names in ``RESERVED`` (none
@@ -95,29 +96,5 @@ def from_config(name: str, config: dict) -> Scorer:
     return cls(cls.config_cls(**cfg))
 
 
-def score_dataset(scorer_or_name, dataset: str, split: str | None = None, sample: int | None = None,
-                  seed: int = 0, use_cache: bool = True, chunk_size: int = 512, batch_size: int | None = None,
-                  progress: bool = False, cache_only: bool = False, **overrides):
-    """Score a dataset through the cache; rows in dataset order with columns ``id, label, score``.
-
-    Only ids missing from the cache are computed (resumable; a sampled run caches its rows and a later
-    full run computes only the rest). ``use_cache=False`` computes everything and writes nothing;
-    ``cache_only=True`` computes nothing and leaves NaN where the cache has no score.
-    """
-    from tfc.results.dataset import score_dataset as _impl
-
-    return _impl(scorer_or_name, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache,
-                 chunk_size=chunk_size, batch_size=batch_size, progress=progress, cache_only=cache_only,
-                 **overrides)
-
-
-def auc_table(scorers_: list, datasets: list[str], sample: int | None = None, seed: int = 0,
-              use_cache: bool = True, **kw):
-    """ROC AUC (0..1) of each scorer on each dataset, long form: ``row, column, value, n, signature``."""
-    from tfc.results.dataset import auc_table as _impl
-
-    return _impl(scorers_, datasets, sample=sample, seed=seed, use_cache=use_cache, **kw)
-
-
 __all__ = ["Scorer", "ScorerConfig", "validate_inputs", "get", "names", "register", "from_config",
-           "score_dataset", "auc_table", "PRESETS", "RESERVED"]
+           "PRESETS", "RESERVED"]

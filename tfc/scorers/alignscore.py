@@ -1,6 +1,6 @@
 """AlignScore scorer: the alignment function of a (three-head) checkpoint, applied as AlignScore does.
 
-The scorer wraps :func:`tfc.train.alignscore.load_alignscore_model` (the inference code lives there,
+The scorer wraps :func:`tfc.scorers.alignscore_model.load_alignscore_model` (the inference code lives there,
 once): split the generated text (claim) into sentences, cut the grounding (context) into chunks of about
 ``chunk_words`` whitespace words at sentence boundaries, score every (chunk, claim sentence) pair, take
 the max over chunks and the mean over claim sentences.
@@ -20,7 +20,7 @@ the max over chunks and the mean over claim sentences.
   soft-LCS aggregation). See AlignScore Figures 3 and 4 for the ablations.
 * The forward pass computes every head at once, so the cache keeps the other heads' scores as
   ``aux_3way``, ``aux_bin``, ``aux_reg`` (the same aggregation, other head) plus ``aux_n_pairs`` (model
-  pairs per example): the head ablation needs no rescoring (:func:`head_scores`).
+  pairs per example): the head ablation needs no rescoring (:func:`tfc.results.dataset.head_scores`).
 * ``clean_claims=True`` applies AlignScore's claim cleaning (:mod:`tfc.text.claims`) first.
 * Each distinct (context unit, claim sentence) pair is scored once per process and checkpoint (a memo
   shared by scorer instances), so SMART-L after SMART-N costs no forward pass.
@@ -76,7 +76,7 @@ class AlignScoreScorer(ModelScorer):
         return f"{models.short_name(c.checkpoint)}-{c.head}-{c.split}"
 
     def _load(self):
-        from tfc.train.alignscore import load_alignscore_model
+        from tfc.scorers.alignscore_model import load_alignscore_dir, load_alignscore_model
 
         c = self.config
         path = models.resolve(c.checkpoint)
@@ -87,7 +87,7 @@ class AlignScoreScorer(ModelScorer):
         from tfc.models import convert
 
         if convert.is_pooled_alignscore(path):   # an official .ckpt converted by `tfc models convert alignscore`
-            self.model = convert.load_alignscore_dir(path, models.resolve_device(c.device), c.max_length)
+            self.model = load_alignscore_dir(path, models.resolve_device(c.device), c.max_length)
         else:
             self.model = load_alignscore_model(path, models.resolve_device(c.device), c.max_length)
         if c.head not in self.model.heads:
@@ -123,28 +123,6 @@ class AlignScoreScorer(ModelScorer):
         aux["aux_n_pairs"] = res["n_pairs"].astype(np.int32)
         self._aux_keep = aux
         return res["scores"][c.head]
-
-
-def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str | None = None,
-                **overrides):
-    """All heads' cached scores of one dataset (``id, label, 3way, bin, reg``) from one cache entry.
-
-    The chosen head is the ``score`` column, the others its ``aux_*`` columns; a head the checkpoint lacks
-    is absent. Reads the cache only (rows not cached are left out).
-    """
-    import pandas as pd
-
-    from tfc import data, scorers
-    from tfc.cache import ScoreCache
-
-    s = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
-    df = data.load(dataset, split=split)
-    frames = [ScoreCache(s.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()]
-    cached = pd.concat(frames, ignore_index=True).drop_duplicates("id")
-    out = cached.rename(columns={"score": s.config.head, **{f"aux_{h}": h for h in HEADS}})
-    keep = ["id"] + [h for h in HEADS if h in out.columns]
-    out = df[["id", "label"]].merge(out[keep], on="id", how="inner")
-    return out
 
 
 def diagram(ax=None, n_chunks: int = 3, n_sentences: int = 4, seed: int = 1):

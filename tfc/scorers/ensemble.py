@@ -3,7 +3,8 @@
 Members are registry names (with their default config) or signatures of cached scores.
 
 * ``score_dataset`` (the usual path) reads each member's scores for the dataset from the score cache
-  (computing what is missing, through :func:`tfc.scorers.score_dataset`), normalises them over the
+  (computing what is missing, through :func:`tfc.results.dataset.score_dataset`, which combines the
+  members with :meth:`Ensemble.combine`), normalises them over the
   dataset and averages. ``normalisation``:
   ``"range"`` -- min-max over the member's *declared* output range (fixed, batch-independent);
   ``"minmax"`` -- min-max over the dataset; ``"zscore"`` -- standardised over the dataset;
@@ -84,24 +85,16 @@ class Ensemble(Scorer):
         w = np.asarray(self.config.weights or [1.0] * len(self.config.members), dtype=float)
         return w / w.sum()
 
+    def combine(self, member_scores) -> np.ndarray:
+        """The ensemble score of one dataset from its members' scores (one array per member, same rows)."""
+        cols = [normalise(np.asarray(sc), self.config.normalisation, m.output_range)
+                for m, sc in zip(self._members(), member_scores)]
+        return np.average(np.vstack(cols), axis=0, weights=self._weights())
+
     def _score(self, groundings, generations, batch_size, progress):
         if self.config.normalisation != "range":
             raise ValueError("Ensemble.score() on arbitrary text supports only normalisation='range'; "
-                             "use tfc.scorers.score_dataset for data-dependent normalisations")
+                             "use tfc.results.dataset.score_dataset for data-dependent normalisations")
         cols = [normalise(m.score(groundings, generations, batch_size=batch_size, progress=progress),
                           "range", m.output_range) for m in self._members()]
         return np.average(np.vstack(cols), axis=0, weights=self._weights())
-
-    def score_dataset(self, dataset, split=None, sample=None, seed=0, use_cache=True):
-        from tfc.results.dataset import score_dataset
-
-        base, cols = None, []
-        for m in self._members():
-            r = score_dataset(m, dataset, split=split, sample=sample, seed=seed, use_cache=use_cache)
-            if base is None:
-                base = r[["id", "label"]].reset_index(drop=True)
-            elif not (r["id"].to_numpy() == base["id"].to_numpy()).all():
-                raise ValueError(f"ensemble member {m.signature} returned different ids on {dataset}")
-            cols.append(normalise(r["score"].to_numpy(), self.config.normalisation, m.output_range))
-        base["score"] = np.average(np.vstack(cols), axis=0, weights=self._weights())
-        return base

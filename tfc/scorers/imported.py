@@ -3,7 +3,7 @@
 Wraps :func:`tfc.data.imported.load` (the meta layer's loader of ``peer_scores``/``aggrefact``), which
 returns a frame with at least ``id`` and ``score`` (and optionally ``label``) for one dataset.
 Imported scores exist only for the benchmark examples they were computed on, so ``score()`` on
-arbitrary text raises; :func:`tfc.scorers.score_dataset` works, also for the label-only sets
+arbitrary text raises; :func:`tfc.results.dataset.score_dataset` works, also for the label-only sets
 (fever, vitaminc), taking labels from the imported frame when the dataset has no text here.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ class ImportedScorer(Scorer):
 
     def score(self, groundings, generations, batch_size=None, progress=True):
         raise TypeError(f"imported:{self.config.source_metric} holds precomputed scores for known dataset "
-                        "examples only; it cannot score arbitrary text. Use tfc.scorers.score_dataset(...)")
+                        "examples only; it cannot score arbitrary text. Use tfc.results.dataset.score_dataset(...)")
 
     def score_dataset(self, dataset, split=None, sample=None, seed=0):
         from tfc.data import imported

@@ -23,7 +23,7 @@ and write ``1`` (entailed) or ``0`` (not entailed). :class:`Seq2SeqNLIEngine` tu
   (maximum over chunks), as it does for classifiers; an input that still does not fit has its premise
   cut, with a warning, never the hypothesis.
 
-The engine has the :class:`tfc.scorers.nli.NLIEngine` interface (``tok``, ``max_length``,
+The engine has the :class:`tfc.scorers.nli_engine.NLIEngine` interface (``tok``, ``max_length``,
 ``n_special``, ``labels``, ``i_ent``, ``probs``, ``hyp_budget``), so ``NLIScorer`` uses it unchanged.
 Its ``labels`` are ``("entailment", "not_entailment")``: column 0 is P(``1``), column 1 its complement.
 """
@@ -35,7 +35,7 @@ import numpy as np
 
 from tfc import models
 from tfc.scorers.base import progress_bar
-from tfc.scorers.nli import NLIEngine
+from tfc.scorers.nli_engine import NLIEngine
 
 TRUE_TEMPLATE = "premise: {premise} hypothesis: {hypothesis}"
 POSITIVE = "1"

@@ -32,3 +32,14 @@ def words(text: str, method: str = "whitespace") -> list[str]:
 
 def n_words(text: str, method: str = "whitespace") -> int:
     return len(words(text, method))
+
+
+def length_stats(texts, method: str = "whitespace") -> dict:
+    """min, max, median and mean word count of ``texts`` (TRUE Tables 6 and 7)."""
+    import numpy as np
+
+    lengths = np.array([n_words(t, method) for t in texts])
+    if lengths.size == 0:
+        raise ValueError("length_stats of an empty collection")
+    return {"min_len": int(lengths.min()), "max_len": int(lengths.max()),
+            "median_len": float(np.median(lengths)), "avg_len": float(lengths.mean())}

@@ -5,7 +5,8 @@
 * :mod:`tfc.train.mix` -- the leakage-filtered training mix cast into the three label spaces (``build_mix``);
 * :mod:`tfc.train.synthetic` -- spaCy FactCC-style synthetic pairs (``make_pairs``);
 * :mod:`tfc.train.nli` -- ``tfc/nli-minilm`` (``train_nli``);
-* :mod:`tfc.train.alignscore` -- ``tfc/alignscore-minilm`` training and inference
-  (``train_alignscore``, ``load_alignscore_model``);
-* :mod:`tfc.cli.train` / :mod:`tfc.cli.train_inhouse` -- ``tfc train ...``.
+* :mod:`tfc.train.alignscore` -- ``tfc/alignscore-minilm`` training (``train_alignscore``; the inference
+  code is :mod:`tfc.scorers.alignscore_model`);
+* :mod:`tfc.train.frames` -- a training frame's required columns and content hashes;
+* the command line is :mod:`tfc.cli.train` / :mod:`tfc.cli.train_inhouse` (``tfc train ...``).
 """

@@ -379,7 +379,7 @@ def contrast_pairs(sentences, seed: int = 0, nlp=None, min_words: int = 6, max_w
     Returns ``text_a, text_b, task="3way", label (id of LABEL_OF[rule]), source="contrast/<rule>", rule,
     text_index``.
     """
-    from tfc.train.core import LABEL2ID
+    from tfc.models.multihead import LABEL2ID
 
     sentences = [s for s in sentences]
     for i, t in enumerate(sentences):
@@ -431,7 +431,7 @@ def loo_pairs(passages, seed: int = 0, nlp=None, min_sents: int = 3, max_words: 
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from tfc.train.core import LABEL2ID
+    from tfc.models.multihead import LABEL2ID
 
     nlp = nlp or load_nlp()
     docs, keep = [], []

@@ -50,7 +50,7 @@ from tfc.models.multihead import (  # noqa: E402,F401  (the model definition liv
 
 ROW_TASKS = TASKS + ("soft",)            # what a training row may ask for; "soft" = teacher P(entail), read by the 3way head
 TASK_CODE = {t: i for i, t in enumerate(ROW_TASKS)}
-REQUIRED_COLUMNS = ("text_a", "text_b", "task", "label", "source")
+from tfc.train.frames import REQUIRED_COLUMNS, frame_sha256, mix_table  # noqa: E402,F401
 
 # Short names for the offline base encoders (Python packages holding an HF model directory).
 BASE_ALIASES = {
@@ -184,24 +184,6 @@ def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
             raise ValueError(f"task {task}: labels must lie in [0, 1] (scale them first)")
     out["label"] = lab.astype(float)
     return out
-
-
-def frame_sha256(df: pd.DataFrame) -> str:
-    """sha256 of the frame's content in row order (columns text_a, text_b, task, label, source)."""
-    h = hashlib.sha256()
-    for row in df.loc[:, list(REQUIRED_COLUMNS)].itertuples(index=False):
-        h.update(json.dumps([row.text_a, row.text_b, row.task, float(row.label), row.source],
-                            ensure_ascii=False).encode())
-        h.update(b"\n")
-    return h.hexdigest()
-
-
-def mix_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows per (source, task) with their content hash (short)."""
-    rows = []
-    for (src, task), g in df.groupby(["source", "task"], sort=True):
-        rows.append({"source": src, "task": task, "rows": len(g), "sha256": frame_sha256(g)[:16]})
-    return pd.DataFrame(rows, columns=["source", "task", "rows", "sha256"])
 
 
 def split_eval(df: pd.DataFrame, eval_rows: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

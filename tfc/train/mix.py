@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tfc.train.core import LABEL2ID, frame_sha256, mix_table
+from tfc.models.multihead import LABEL2ID
+from tfc.train.frames import frame_sha256, mix_table
 
 THREE_WAY = ("vitaminc_test", "anli_test", "sick2014", "fever_symmetric", "fever_adversarial", "fever_triggers")
 BINARY = ("msrp", "begin_test")

@@ -19,21 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tfc.book.teach import quiet
 from tfc.scorers.base import Scorer, ScorerConfig
 
 DEMO_NAME = "word-overlap"
 _WORD = re.compile(r"\w+")
-
-
-def quiet():
-    """No progress bars from transformers (weight loading/saving) and no tqdm widget warning: the
-    chapter page shows results, not stderr noise."""
-    import warnings
-
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
 
 
 def demo_checkpoint(path, seed: int = 0) -> Path:
@@ -53,13 +43,14 @@ def score_with_checkpoint(checkpoint: str, dataset: str = "qags_xsum", n: int = 
     """
     from tfc import scorers
     from tfc.meta import roc_auc
+    from tfc.results.dataset import score_dataset
 
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise ValueError(f"n must be an int >= 2, got {n!r}")
     quiet()
     scorer = scorers.get("nli", checkpoint=str(checkpoint), mode=mode,
                          **({"device": device} if device else {}))
-    res = scorers.score_dataset(scorer, dataset, sample=n, seed=seed, use_cache=False)
+    res = score_dataset(scorer, dataset, sample=n, seed=seed, use_cache=False)
     auc = roc_auc(res["label"], res["score"]) if res["label"].nunique() == 2 else float("nan")
     return {"signature": scorer.signature, "scores": res, "auc": float(auc), "n": int(len(res))}
 

@@ -9,28 +9,8 @@ import numpy as np
 import pandas as pd
 
 import tfc.data as D
-from tfc.text.words import n_words
-
-
-def dataset_summary(names: list[str]) -> pd.DataFrame:
-    """name, group, role, status, splits, rows, % consistent (label 1) and the reason/gap."""
-    rows = []
-    for n in names:
-        s = D.info(n)
-        rec = {"name": n, "group": s.group, "role": s.role, "status": s.status, "splits": ",".join(s.splits),
-               "rows": None, "pct_consistent": None, "note": s.reason or ""}
-        if s.status in ("text", "approximate"):
-            df = D.load(n)
-            rec["rows"] = len(df)
-            lab = df["label"][df["label"] >= 0]
-            rec["pct_consistent"] = round(100 * lab.mean(), 2) if len(lab) else None
-        elif s.status == "label-only":
-            lab = D.labels(n)["label"]
-            rec["rows"], rec["pct_consistent"] = len(lab), round(100 * lab.mean(), 2)
-        rows.append(rec)
-    out = pd.DataFrame(rows)
-    out["rows"] = out["rows"].astype("Int64")
-    return out
+from tfc.data.cards import dataset_summary  # noqa: F401  (the data chapter's first table)
+from tfc.text.words import length_stats, n_words  # noqa: F401
 
 
 def true_t2(names: list[str] | None = None) -> pd.DataFrame:
@@ -41,14 +21,6 @@ def true_t2(names: list[str] | None = None) -> pd.DataFrame:
         out += [{"row": n, "column": "n_examples", "value": len(lab)},
                 {"row": n, "column": "pct_consistent", "value": 100 * float(lab.mean())}]
     return pd.DataFrame(out)
-
-
-def length_stats(texts, method: str = "whitespace") -> dict:
-    lengths = np.array([n_words(t, method) for t in texts])
-    if lengths.size == 0:
-        raise ValueError("length_stats of an empty collection")
-    return {"min_len": int(lengths.min()), "max_len": int(lengths.max()),
-            "median_len": float(np.median(lengths)), "avg_len": float(lengths.mean())}
 
 
 def true_lengths(field: str, names: list[str] | None = None, method: str = "whitespace",

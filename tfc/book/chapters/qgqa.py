@@ -40,7 +40,7 @@ def cached(scorer, dataset: str, sample=None, seed: int = 0, cache_only: bool = 
 
     df = data.load(dataset, sample=sample, seed=seed)
     if not cache_only:
-        from tfc.scorers import score_dataset
+        from tfc.results.dataset import score_dataset
 
         score_dataset(scorer, dataset, sample=sample, seed=seed)
     parts = []

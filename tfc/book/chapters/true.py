@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tfc import config
+from tfc.book.reference import paper_vs_ours
 
 # scorer name -> (table, published column, ledger role, note)
 PUBLISHED: dict[str, tuple[str, str, str, str]] = {
@@ -125,8 +126,6 @@ def compare(long: pd.DataFrame, table_map: dict | None = None) -> list[tuple[pd.
 
     ``table_map`` redirects published tables and keeps only those (``{"TRUE-T3": "TRUE-T11"}`` compares
     dev accuracies with Table 11, whose columns are Table 3's)."""
-    from tfc.book.reference import paper_vs_ours
-
     out = []
     for col, g in long.groupby("column", sort=False):
         spec = PUBLISHED.get(scorer_of(col))
@@ -191,3 +190,33 @@ def model_size_comparison(sizes: pd.DataFrame) -> pd.DataFrame:
     ok = sizes[sizes["ours"].notna() & sizes["family"].isin(pairs)]
     return pd.DataFrame({"row": "avg_wo_vitc_fever", "column": ok["family"].map(pairs).to_numpy(),
                          "value": ok["ours"].to_numpy(), "signature": ok["signature"].to_numpy()})
+
+
+def with_true_average(auc: pd.DataFrame) -> pd.DataFrame:
+    """Append TRUE's 9-dataset average row (``avg_wo_vitc_fever``) per column when all nine are present."""
+    from tfc.results.tables import add_averages
+
+    return add_averages(auc, ("avg_wo_vitc_fever",))
+
+
+def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Our AUCs (0..1) beside TRUE's: ``table_columns`` maps our column -> (table id, published column).
+
+    Returns ``dataset, metric, paper, ours, delta, signature`` (AUC x 100, Δ = ours - paper); columns
+    without a published counterpart get NaN paper/delta.
+    """
+    auc = with_true_average(auc)
+    out = []
+    for col, g in auc.groupby("column", sort=False):
+        if col in table_columns:
+            table, pub = table_columns[col]
+            j = paper_vs_ours(g, table, scale=100, column=pub)
+            j["metric"] = col
+            j["published_as"] = f"{table}:{pub}"
+        else:
+            j = g.rename(columns={"value": "ours"}).assign(paper=np.nan, delta=np.nan, metric=col,
+                                                            published_as="")
+            j["ours"] = (j["ours"] * 100).round(1)
+        out.append(j.rename(columns={"row": "dataset"})[
+            ["dataset", "metric", "published_as", "paper", "ours", "delta", "signature"]])
+    return pd.concat(out, ignore_index=True)

@@ -57,7 +57,7 @@ def pick_example(dataset: str = "qags_cnndm", min_sentences: int = 2, max_ground
 
 
 def _quiet():
-    from tfc.book.chapters.byoc import quiet
+    from tfc.book.teach import quiet
 
     quiet()
 
@@ -116,7 +116,7 @@ def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOIN
     alignment score of every (chunk, sentence) pair, max over chunks, mean over sentences.
     Returns ``(pair table, per-sentence table, score, scorer_score)``."""
     from tfc import scorers
-    from tfc.train.alignscore import build_units
+    from tfc.scorers.alignscore_model import build_units
 
     _quiet()
     s = scorers.get("alignscore", checkpoint=checkpoint, chunk_words=chunk_words,
