@@ -29,6 +29,8 @@ env: venv
 test: venv
 	$(PY) -m pytest -q || [ $$? -eq 5 ]
 
+# the chapters are MyST markdown (notebooks/*.md); tfc book run converts each to book/generated/_source/*.ipynb
+# (jupytext, the parameters tag kept) and papermill executes that into book/generated/*.ipynb
 notebooks: venv
 	$(VENV)/bin/tfc book run --mode $(MODE) $(if $(DEVICE),--device $(DEVICE)) $(if $(CHECKPOINT),--checkpoint $(CHECKPOINT))
 

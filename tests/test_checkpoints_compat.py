@@ -590,7 +590,7 @@ def _project_python_files():
     """Every .py of the project except this file (which holds the patterns as test data), and the notebooks."""
     for sub in ("tfc", "scripts", "benchmarks", "tests"):
         yield from (f for f in sorted((ROOT / sub).rglob("*.py")) if f.resolve() != Path(__file__).resolve())
-    yield from sorted((ROOT / "notebooks").glob("*.ipynb"))
+    yield from sorted((ROOT / "notebooks").glob("*.md"))
 
 
 def test_no_trust_remote_code():

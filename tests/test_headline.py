@@ -5,7 +5,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import nbformat  # noqa: E402
+import jupytext  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
@@ -179,7 +179,7 @@ def test_empty_ledger_figure_and_numbers():
 
 
 def test_the_front_page_reads_the_ledger_and_types_no_numbers():
-    nb = nbformat.read(ROOT / "notebooks" / "00_overview.ipynb", as_version=4)
+    nb = jupytext.read(ROOT / "notebooks" / "00_overview.md")
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "headline.headline()" in code and "headline.true_auc_matrix" in code
     assert not re.search(r"^\s*(def|class)\s", code, flags=re.M), "notebooks hold no def/class"

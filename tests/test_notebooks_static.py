@@ -1,12 +1,12 @@
-"""Committed notebooks: outputs stripped, %matplotlib inline first, a complete parameters cell,
-and every glue key registered in tfc.book.glue."""
+"""Committed notebooks: MyST markdown (jupytext), no outputs, %matplotlib inline first, a complete
+parameters cell that survives the runner's conversion, and every glue key registered in tfc.book.glue."""
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tfc.book.runner import REQUIRED_PARAMETERS, notebooks
+from tfc.book.runner import NOTEBOOK_DIR, REQUIRED_PARAMETERS, notebooks, to_ipynb
 from tfc.book.glue import KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,11 +15,20 @@ NBS = notebooks()
 
 def test_there_are_notebooks():
     assert NBS, "no notebooks found in notebooks/"
+    assert all(p.suffix == ".md" for p in NBS)
+
+
+def test_chapters_are_committed_as_text_only():
+    """The chapters are MyST markdown; an .ipynb next to them would be a second, JSON copy."""
+    assert not list(NOTEBOOK_DIR.glob("*.ipynb")), "notebooks/ holds .ipynb files: commit the MyST .md only"
+    for p in NBS:
+        head = p.read_text().split("---", 2)[1]
+        assert "format_name: myst" in head, f"{p.name}: not a jupytext MyST notebook"
 
 
 @pytest.mark.parametrize("path", NBS, ids=lambda p: p.stem)
-def test_notebook_is_clean(path):
-    nb = nbformat.read(path, as_version=4)
+def test_notebook_is_clean(path, tmp_path):
+    nb = nbformat.read(to_ipynb(path, tmp_path / (path.stem + ".ipynb")), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     for c in code:
         assert not c.get("outputs"), f"{path.name}: committed notebook holds outputs (run nbstripout)"
@@ -34,7 +43,7 @@ def test_notebook_is_clean(path):
 
 def _glue_keys_used():
     used = set()
-    for p in list((ROOT / "notebooks").glob("*.ipynb")) + list((ROOT / "book").glob("*.md")):
+    for p in list(NOTEBOOK_DIR.glob("*.md")) + list((ROOT / "book").glob("*.md")):
         text = p.read_text()
         used |= set(re.findall(r"""glue\(\s*["']([\w\-]+)["']""", text))
         used |= set(re.findall(r"\{glue(?::\w+)?\}`([\w\-]+)", text))

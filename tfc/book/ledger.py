@@ -1,6 +1,6 @@
 """The reproduction ledger: every published table and figure, what became of it, and how close we got.
 
-Chapters **record** what they compared; the ledger page (``notebooks/08_ledger.ipynb``, run last by
+Chapters **record** what they compared; the ledger page (``notebooks/08_ledger.md``, run last by
 ``tfc book run``) **aggregates** it. Nothing in the ledger is typed by hand except, for tables and
 figures that no chapter reproduces, the reason why (``tfc/book/ledger_status.csv``,
 ``tfc/book/ledger_figures.csv``).

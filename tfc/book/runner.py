@@ -1,6 +1,9 @@
 """Execute the book's notebooks with papermill and build the HTML with Jupyter Book.
 
-``tfc book run --mode smoke|default|full`` (:mod:`tfc.cli.book`) executes ``notebooks/*.ipynb`` into ``book/generated/``;
+The chapters are committed as MyST markdown notebooks, ``notebooks/NN_name.md`` (jupytext), so a review
+reads text. ``tfc book run --mode smoke|default|full`` (:mod:`tfc.cli.book`) converts each one to
+``book/generated/_source/NN_name.ipynb`` (:func:`to_ipynb`, the ``parameters`` tag kept) and executes
+that with papermill into ``book/generated/NN_name.ipynb``, the page Jupyter Book renders;
 ``tfc book build`` runs ``jupyter-book build`` with execution off and warnings as errors. The three
 modes share one code path and differ only in the parameters injected into each notebook:
 
@@ -21,6 +24,9 @@ from tfc.config import REPO_ROOT
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 GENERATED_DIR = REPO_ROOT / "book" / "generated"
+# the chapters' text format (jupytext) and where their unexecuted .ipynb conversions go, inside the output folder
+NOTEBOOK_SUFFIX = ".md"
+SOURCE_SUBDIR = "_source"
 
 MODES: dict[str, dict] = {
     "smoke": {"mode": "smoke", "sample": 40},
@@ -42,7 +48,7 @@ KERNEL_EXTENSIONS = ("tfc.book.readable",)
 
 def notebooks(only: list[str] | None = None) -> list[Path]:
     last = {stem: i for i, stem in enumerate(RUN_LAST)}
-    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"),
+    nbs = sorted(NOTEBOOK_DIR.glob(f"[0-9][0-9]_*{NOTEBOOK_SUFFIX}"),
                  key=lambda p: (p.stem in last, last.get(p.stem, 0), p.name))
     if only:
         wanted = {Path(o).stem for o in only}
@@ -51,6 +57,21 @@ def notebooks(only: list[str] | None = None) -> list[Path]:
             raise ValueError(f"unknown notebook(s): {', '.join(sorted(unknown))}")
         nbs = [p for p in nbs if p.stem in wanted]
     return nbs
+
+
+def to_ipynb(source: Path, dest: Path) -> Path:
+    """Convert a MyST markdown notebook (jupytext) to ``dest`` (.ipynb) for papermill; returns ``dest``.
+
+    Cell tags travel in the ``{code-cell}`` options (``:tags: [parameters]``), so papermill finds the
+    parameters cell; outputs and execution counts are empty, as in a stripped notebook."""
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(source)
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest)
+    return dest
 
 
 def _hide_injected(path: Path) -> None:
@@ -94,17 +115,19 @@ def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: d
     records = []
     try:
         for nb in notebooks(only):
-            out = output_dir / nb.name
+            name = nb.stem + ".ipynb"
+            out = output_dir / name
             ledger.clear(nb.stem)      # a chapter's old records go before it runs again
             t0 = time.perf_counter()
-            log(f"[tfc book] {nb.name} ({mode}) ...")
-            pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(REPO_ROOT),
+            log(f"[tfc book] {name} ({mode}) ...")
+            source = to_ipynb(nb, output_dir / SOURCE_SUBDIR / name)
+            pm.execute_notebook(str(source), str(out), parameters=params, cwd=str(REPO_ROOT),
                                 kernel_name="python3", language="python", progress_bar=False, log_output=False,
                                 extra_arguments=kernel_arguments())
             _hide_injected(out)
             dt = time.perf_counter() - t0
-            log(f"[tfc book] {nb.name} done in {dt:.1f}s")
-            records.append({"notebook": nb.name, "mode": mode, "seconds": round(dt, 2)})
+            log(f"[tfc book] {name} done in {dt:.1f}s")
+            records.append({"notebook": name, "mode": mode, "seconds": round(dt, 2)})
     finally:
         if previous is None:
             os.environ.pop("TFC_LEDGER_DIR", None)

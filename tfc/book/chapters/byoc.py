@@ -95,7 +95,8 @@ def commands(notebook: str = "02_true_scorers", checkpoint: str = "my-org/my-nli
              device: str = "cuda") -> pd.DataFrame:
     """The ways to rerun a chapter with another checkpoint, as a table (for the chapter page)."""
     rows = [
-        ("papermill", f"papermill notebooks/{notebook}.ipynb out.ipynb -p checkpoint {checkpoint} -p device {device}"),
+        ("papermill", f"jupytext --to ipynb notebooks/{notebook}.md -o in.ipynb && "
+                      f"papermill in.ipynb out.ipynb -p checkpoint {checkpoint} -p device {device}"),
         ("make", f"make chapter NB={notebook} CHECKPOINT={checkpoint} DEVICE={device}"),
         ("tfc", f"tfc book run --only {notebook} --checkpoint {checkpoint} --device {device} && tfc book build"),
     ]

@@ -1,0 +1,72 @@
+"""tfc.book.runner: a MyST markdown chapter is converted to .ipynb with its `parameters` tag, and papermill
+injects the mode's parameters into it (a tiny notebook on the python3 kernel)."""
+import os
+from pathlib import Path
+
+import nbformat
+
+from tfc.book import runner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TINY = """---
+jupytext:
+  cell_metadata_filter: tags,-all
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3 (ipykernel)
+  language: python
+  name: python3
+---
+
+```{code-cell}
+%matplotlib inline
+```
+
+```{code-cell}
+:tags: [parameters]
+
+mode = "default"
+sample = None
+```
+
+# A tiny chapter
+
+```{code-cell}
+print(f"mode={mode} sample={sample}")
+```
+"""
+
+
+def _tiny(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "99_tiny.md"
+    path.write_text(TINY)
+    return path
+
+
+def test_to_ipynb_keeps_the_parameters_tag(tmp_path):
+    out = runner.to_ipynb(_tiny(tmp_path / "notebooks"), tmp_path / "build" / "99_tiny.ipynb")
+    nb = nbformat.read(out, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].source == "%matplotlib inline"
+    assert code[1].metadata.get("tags") == ["parameters"]
+    assert 'mode = "default"' in code[1].source
+    assert not any(c.get("outputs") for c in code)
+
+
+def test_run_notebooks_converts_then_injects_parameters(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    _tiny(tmp_path / "notebooks")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    out_dir = tmp_path / "generated"
+    records = runner.run_notebooks("smoke", output_dir=out_dir, log=lambda *_: None)
+    assert [r["notebook"] for r in records] == ["99_tiny.ipynb"]
+    assert (out_dir / runner.SOURCE_SUBDIR / "99_tiny.ipynb").is_file()    # the unexecuted conversion
+    nb = nbformat.read(out_dir / "99_tiny.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "mode=smoke sample=40" in text
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and "remove-cell" in injected[0].metadata["tags"]
