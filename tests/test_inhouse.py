@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tfc.book.chapters import alignscore as A
 from tfc.runs import inhouse as I
 
 
@@ -95,12 +96,12 @@ def test_vs_paper_labels_and_non_comparable_rows():
         pytest.skip("reference tables not found")
     long = pd.DataFrame({"row": ["cogensumm", "summac_frank"], "split": ["test", "val"], "column": "m",
                          "value": [0.8, 0.7], "signature": "sig"})
-    t = I.vs_paper(long, "AS-T2")
+    t = A.vs_paper(long, "AS-T2")
     assert list(t["dataset"]) == ["cogensumm", "summac_frank"]
     assert t["AlignScore-base (paper, 125M)"].iloc[0] == 83.7 and t["ours"].iloc[0] == 80.0
     assert t["delta"].iloc[0] == pytest.approx(-3.7) and np.isnan(t["delta"].iloc[1])
     assert "not comparable" in t["note"].iloc[1] and "in-house MiniLM (22M)" in t["model"].iloc[0]
-    led = I.ledger_frame(long, "AS-T2")
+    led = A.ledger_frame(long, "AS-T2")
     assert list(led["row"]) == ["cogensumm"] and led["column"].iloc[0] == "alignscore_base"
 
 

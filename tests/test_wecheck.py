@@ -196,6 +196,7 @@ def test_tiny_end_to_end(tmp_path, monkeypatch):
 
 def test_eval_subset_is_nested_and_stratified():
     from tfc import data as D
+    from tfc.book.chapters import wecheck as WC
     from tfc.train import wecheck as W
 
     try:
@@ -206,11 +207,11 @@ def test_eval_subset_is_nested_and_stratified():
     assert len(half) == 30 and set(half["id"]) <= set(full["id"])
     assert abs(half["label"].mean() - full["label"].mean()) < 0.05
     assert len(W.eval_frame("qags_xsum", sample=60, subset=1000)) == 60
-    assert set(D.TRUE_TEXT) == set(W.TASK_GROUPS["avg_wo_vitc_fever"])
+    assert set(D.TRUE_TEXT) == set(WC.TASK_GROUPS["avg_wo_vitc_fever"])
 
 
 def test_task_averages_and_variance():
-    from tfc.train import wecheck as W
+    from tfc.book.chapters import wecheck as W
 
     nine = W.TASK_GROUPS["avg_wo_vitc_fever"]
     vals = [80, 70, 60, 75, 65, 90, 85, 80, 95]

@@ -354,19 +354,6 @@ def ours_scorers(names=tuple(OURS), checkpoint: str | None = None, skip_missing:
 MISSING: dict[str, str] = {}
 
 
-def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
-    """The paper-vs-ours frame for the reproduction ledger: comparable rows only (test splits), our
-    models set beside the paper's ``column`` (a stand-in comparison)."""
-    from tfc.book.reference import paper_vs_ours
-
-    d = long.dropna(subset=["value"])
-    if "split" in d:
-        d = d[d["split"] == "test"]
-    out = [paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=column)
-           for _, g in d.groupby("column", sort=False)]
-    return pd.concat(out, ignore_index=True).dropna(subset=["paper"]) if out else pd.DataFrame()
-
-
 def _scores(scorer, dataset, split=None, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
     from tfc.results.dataset import score_dataset
 
@@ -456,55 +443,6 @@ def summac_balanced_accuracy(models: dict, sample=None, seed=0, cache_only=True)
             rows.append({"row": row, "dataset": ds, "column": label, "value": acc, "threshold": thr,
                          "n_val": len(val), "n_test": len(test), "signature": sc.signature})
     return pd.DataFrame(rows)
-
-
-def vs_paper(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
-    """Our rows beside the paper's AlignScore rows: ``dataset, model, <paper columns>, ours, delta, note,
-    signature``; Δ = ours − the first paper column (AlignScore-base), all x100."""
-    from tfc.book.reference import paper_vs_ours
-
-    first = paper_columns[0]
-    out = []
-    for label, g in long.groupby("column", sort=False):
-        j = paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=first)
-        for pc in paper_columns[1:]:
-            other = paper_vs_ours(g[["row", "column", "value"]], table, scale=100, column=pc)
-            j[PAPER_COLUMNS.get(pc, pc)] = other["paper"].to_numpy()
-        j = j.rename(columns={"paper": PAPER_COLUMNS.get(first, first), "row": "dataset"})
-        j["model"] = f"{label} ({OURS_LABEL})"
-        note = []
-        for r in j["dataset"]:
-            m = long[(long["row"] == r) & (long["column"] == label)]
-            if "split" in m and len(m) and m["split"].iloc[0] != "test":
-                note.append(f"{m['split'].iloc[0]} split (paper: test, unavailable here): not comparable")
-            else:
-                note.append("")
-        j["note"] = note
-        j.loc[j["note"] != "", "delta"] = np.nan
-        cols = ["dataset", "model"] + [PAPER_COLUMNS.get(c, c) for c in paper_columns] + \
-            ["ours", "delta", "note", "signature"]
-        out.append(j[cols])
-    return pd.concat(out, ignore_index=True)
-
-
-def vs_paper_wide(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
-    """:func:`vs_paper` as one row per dataset: the paper's AlignScore columns, then ``ours`` and ``Δ`` per
-    in-house model (Δ vs AlignScore-base), rows scored / rows, and the note. Signatures: see ``vs_paper``."""
-    t = vs_paper(long, table, paper_columns)
-    first = PAPER_COLUMNS.get(paper_columns[0], paper_columns[0])
-    pcols = [PAPER_COLUMNS.get(c, c) for c in paper_columns]
-    out = t.drop_duplicates("dataset").set_index("dataset")[pcols].rename(columns=lambda c: f"paper: {c}")
-    for label in long["column"].unique():
-        g = t[t["model"].str.startswith(f"{label} (")].set_index("dataset")
-        out[f"ours: {label}"] = g["ours"]
-        out[f"Δ {label} vs base"] = g["delta"]
-    if "n_scored" in long:
-        cnt = long.groupby("row").agg(n=("n", "max"), n_scored=("n_scored", "min"))
-        out["rows scored"] = [f"{cnt.loc[d, 'n_scored']}/{cnt.loc[d, 'n']}" if d in cnt.index else "" for d in out.index]
-    notes = t.groupby("dataset")["note"].first()
-    out["note"] = notes.reindex(out.index).fillna("")
-    out.attrs["delta_vs"] = first
-    return out
 
 
 def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides) -> pd.DataFrame:
@@ -647,11 +585,11 @@ def training_facts(checkpoint: str) -> dict:
 
 __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "append_record", "load_records",
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
-           "summac_balanced_accuracy", "vs_paper", "head_ablation", "split_ablation", "significance_vs_lexical",
-           "training_facts", "coverage", "evaluation_sample", "vs_paper_wide", "SENT_CHECKPOINT", "SENT_MODELS",
-           "SENT_BASELINES", "named_scorers", "full_set_aucs", "full_set_wide", "drift_table", "TRIED", "tried_table",
-           "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_VARIANTS", "bar_table", "BAR_MEAN", "BAR_PAWS", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe", "recorded_identity_probe", "preset_drift",
-           "drift_verdict", "DRIFT_LIMIT"]
+           "summac_balanced_accuracy", "head_ablation", "split_ablation", "significance_vs_lexical",
+           "training_facts", "coverage", "evaluation_sample", "SENT_CHECKPOINT", "SENT_MODELS", "SENT_BASELINES",
+           "named_scorers", "full_set_aucs", "drift_table", "TRIED", "SENT_LABEL", "SENT_V3", "SENT_V4",
+           "SENT_VARIANTS", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
+           "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -664,34 +602,6 @@ SENT_V1_MODELS = {"sent-minilm (v1, int8)": ("summac-zs", {"checkpoint": SENT_V1
 # the later training variants, read from their committed caches beside the shipped model (weights not shipped)
 SENT_VARIANTS = {SENT_V3[4:]: ("summac-zs", {"checkpoint": SENT_V3, "dtype": "float32"}),
                  SENT_V4[4:]: ("summac-zs", {"checkpoint": SENT_V4, "dtype": "float32"})}
-BAR_MEAN, BAR_PAWS = 75.0, 70.0     # the in-house models issue's bar (mean over the nine full sets; PAWS)
-
-
-def bar_table(full: pd.DataFrame, sig: pd.DataFrame, models, n_sets: int,
-              baselines=("ROUGE-L", "BERTScore-P (MiniLM)")) -> pd.DataFrame:
-    """Per in-house model: its mean AUC over the full sets, PAWS, the paired-bootstrap interval of its mean
-    difference to each baseline, and whether the issue's bar holds (mean >= 75 over all ``n_sets`` full sets,
-    both intervals above 0, PAWS >= 70). ``full``: :func:`full_set_aucs` rows; ``sig``:
-    :func:`significance_vs_lexical` rows (``model``, ``baseline``, ``diff``, ``ci_low``, ``ci_high``)."""
-    rows = []
-    for m in models:
-        g = full[(full["model"] == m)].dropna(subset=["auc"])
-        complete = len(g) == n_sets and bool((g["coverage"] >= 0.999).all())
-        row = {"model": m, "full sets": int((g["coverage"] >= 0.999).sum()), "mean AUC": g["auc"].mean() if complete else np.nan,
-               "PAWS": g.set_index("dataset")["auc"].get("paws", np.nan)}
-        ok = complete
-        for b in baselines:
-            r = sig[(sig["model"] == m) & (sig["baseline"] == b)] if len(sig) else sig
-            if len(r):
-                row[f"vs {b}"] = f"{r['diff'].iloc[0]:+.1f} [{r['ci_low'].iloc[0]:+.1f}, {r['ci_high'].iloc[0]:+.1f}]"
-                ok = ok and bool(r["ci_low"].iloc[0] > 0)
-            else:
-                row[f"vs {b}"], ok = "n/a", False
-        ok = ok and row["mean AUC"] >= BAR_MEAN and row["PAWS"] >= BAR_PAWS
-        row["bar met"] = "yes" if ok else "no"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
 
 def contrast_counts(checkpoint: str = SENT_V1) -> dict:
     """Word-order contrast rows of a sentence model's mix, from its training record: ``near_identical_negative``
@@ -758,21 +668,6 @@ def full_set_aucs(models: dict, datasets=None, n: int = 1000, seed: int = 0) -> 
     return pd.DataFrame(rows)
 
 
-def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
-    """``dataset x model`` table of 'AUC [low, high]' strings plus a mean row (sets every model covers fully)."""
-    if long.empty:
-        return pd.DataFrame()
-    cell = long.assign(txt=[("n/a" if pd.isna(a) else f"{a:.1f} [{lo:.1f}, {hi:.1f}]" + ("" if c >= 0.999 else f" ({100 * c:.0f} % of rows)"))
-                            for a, lo, hi, c in zip(long["auc"], long["ci_low"], long["ci_high"], long["coverage"])])
-    wide = cell.pivot(index="dataset", columns="model", values="txt")
-    wide = wide.reindex(index=list(dict.fromkeys(long["dataset"])), columns=list(dict.fromkeys(long["model"])))
-    full = long.groupby("dataset")["coverage"].min() >= 0.999
-    sets = [d for d in wide.index if full.get(d, False)]
-    means = long[long["dataset"].isin(sets)].groupby("model")["auc"].mean()
-    wide.loc[f"mean ({len(sets)} full sets)"] = [f"{means.get(m, np.nan):.1f}" for m in wide.columns]
-    return wide
-
-
 def drift_table(fp32, fast, datasets=None) -> pd.DataFrame:
     """AUC x 100 of the same model at fp32 and at its fast preset, on the rows both caches hold."""
     from tfc.meta import roc_auc
@@ -806,19 +701,6 @@ def preset_drift(datasets=None) -> pd.DataFrame:
     parts = [drift_table(sc["fp32"], sc[k], datasets).assign(preset=k) for k in ("int8-dynamic", "int8-dynamic-pc") if k in sc]
     parts = [p for p in parts if len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-
-def drift_verdict(drift: pd.DataFrame, limit: float = DRIFT_LIMIT) -> str:
-    """One sentence per preset: its largest |drift| and whether it qualifies as the fast preset."""
-    if drift.empty:
-        return "n/a (no drift sample scored)"
-    out = []
-    for preset, g in drift.groupby("preset", sort=False):
-        worst = float(g["drift"].abs().max())
-        ok = worst <= limit and len(g) == g["dataset"].nunique()
-        out.append(f"{preset}: largest |drift| {worst:.2f} AUC points over {len(g)} sets, "
-                   + ("within the limit, so it qualifies as a fast preset" if ok else f"beyond the {limit} allowed"))
-    return "; ".join(out)
 
 
 # "what we tried": every training / reading variant of the in-house models, with what it measured. The
@@ -902,34 +784,6 @@ def identity_probe(checkpoints: dict, n: int = 200, seed: int = 0) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
-    """One row per variant: held-out 3-way accuracy, mean TRUE AUC over the sets its cache covers (and how
-    many rows that is), training minutes and examples/s. A variant without a record or scores shows n/a."""
-    from tfc import models
-
-    rows = []
-    for v in variants:
-        row = {"variant": v["variant"], "data": v["data"]}
-        try:
-            rec = models.training_record(v["checkpoint"])
-            row["dev 3-way accuracy"] = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
-            row["training minutes"] = round(rec["train_seconds"] / 60, 1)
-            row["examples/s"] = rec.get("examples_per_second")
-            row["training examples seen"] = rec.get("examples_seen")
-        except (FileNotFoundError, KeyError):
-            pass
-        sc = named_scorers({v["variant"]: v["scorer"]}).get(v["variant"])
-        if sc is not None:
-            aucs = full_set_aucs({v["variant"]: sc}, datasets, n=1)
-            ok = aucs.dropna(subset=["auc"])
-            row["TRUE sets scored"] = int(len(ok))
-            row["rows scored"] = int(ok["rows"].sum())
-            row["mean TRUE AUC (sets scored)"] = round(float(ok["auc"].mean()), 1) if len(ok) else None
-            row["all rows?"] = bool(len(ok) == len(aucs) and (ok["coverage"] >= 0.999).all())
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
     """Put the release's facts on the model card: scheme, size, identities, the largest probability change
     on the release's check pairs against the unquantised source, and the sampled AUC drift of (a) the release
@@ -969,19 +823,6 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
     record_eval_results(config.artifacts_dir() / name, out)
     write_record(name, retrain="sentence")
     return out
-
-
-def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
-    """One model's rows of :func:`full_set_aucs` in the long form of :func:`true_auc` (value on 0..1, the
-    papers' averages added only over sets the cache covers in full), for :func:`ledger_frame`."""
-    from tfc.results.tables import add_averages
-
-    d = full[(full["model"] == model) & (full["coverage"] >= 0.999)].dropna(subset=["auc"])
-    if d.empty:
-        return pd.DataFrame()
-    long = pd.DataFrame({"row": d["dataset"], "column": model, "value": d["auc"] / 100, "n": d["rows"],
-                         "n_scored": d["rows"], "signature": d["signature"]})
-    return add_averages(long, ("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")).assign(split="test")
 
 
 def train_dtype_benchmark(path=None) -> pd.DataFrame:

@@ -592,118 +592,8 @@ def auc_long(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE,
     return pd.concat(parts, ignore_index=True)
 
 
-def scores_frame(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
-                 subset: int | None = None) -> pd.DataFrame:
-    """Wide per-example frame: ``id, dataset, label, grounding, generated`` + one score column per label
-    (cache only); ``subset``: the nested ablation subset (:func:`eval_frame`)."""
-    from tfc import data as D
-    from tfc.results.dataset import score_dataset
-
-    out = []
-    for ds in datasets or D.TRUE_TEXT:
-        df = eval_frame(ds, sample, seed, subset)[["id", "dataset", "label", "grounding", "generated"]]
-        for lab, ck in checkpoints.items():
-            s = score_dataset(scorer_for(ck) if isinstance(ck, str) and ck.startswith("tfc/") else ck, ds,
-                              sample=sample, seed=seed, cache_only=True)
-            df[lab] = s.set_index("id")["score"].reindex(df["id"]).to_numpy()
-        out.append(df)
-    return pd.concat(out, ignore_index=True)
-
-
 # --------------------------------------------------------------------------------------------------
-# analysis helpers for the chapter
-
-TASK_GROUPS = {"avg_summarization": ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum"),
-               "avg_dialogue": ("begin", "q2", "dialfact"),
-               "avg_wo_vitc_fever": ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2",
-                                     "dialfact", "paws")}
-
-
-def with_task_averages(long: pd.DataFrame) -> pd.DataFrame:
-    """AUC x 100 long table (``row, column, value[, signature]``) plus WeCheck's rows per column: task
-    averages, the nine-set average and ``var_wo_vitc_fever`` (sample variance, ddof 1, of the nine AUCs
-    x 100, as WeCheck's "Var"). A summary row is added only when all its members are finite."""
-    rows = []
-    for col, g in long.groupby("column", sort=False):
-        vals = dict(zip(g["row"], g["value"]))
-        sig = g["signature"].iloc[0] if "signature" in g else None
-        for avg, members in TASK_GROUPS.items():
-            if all(m in vals and np.isfinite(vals[m]) for m in members):
-                rows.append({"row": avg, "column": col, "value": float(np.mean([vals[m] for m in members])),
-                             "signature": sig})
-        nine = TASK_GROUPS["avg_wo_vitc_fever"]
-        if all(m in vals and np.isfinite(vals[m]) for m in nine):
-            rows.append({"row": "var_wo_vitc_fever", "column": col,
-                         "value": float(np.var([vals[m] for m in nine], ddof=1)), "signature": sig})
-    return pd.concat([long, pd.DataFrame(rows)], ignore_index=True) if rows else long
-
-
-def _signature(ck) -> str:
-    from tfc import scorers
-
-    if isinstance(ck, str):
-        return (scorer_for(ck) if ck.startswith("tfc/") else scorers.get(ck)).signature
-    return ck.signature
-
-
-def subsample_rows(wide: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFrame:
-    """At most ``n`` random rows per dataset (seeded; ``None`` keeps all), in the original order."""
-    if not n:
-        return wide
-    shuffled = wide.sample(frac=1.0, random_state=seed)
-    keep = shuffled[shuffled.groupby("dataset").cumcount() < n]
-    return wide.loc[wide.index.isin(keep.index)]
-
-
-def auc_x100(checkpoints: dict, datasets=None, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_SEED,
-             subsample: int | None = None, subset: int | None = None) -> pd.DataFrame:
-    """AUC x 100 per dataset and label (cache only) with WeCheck's summary rows; ``subset``: the nested
-    ablation subset; ``subsample`` then keeps that many rows per dataset (smoke runs)."""
-    from tfc.meta import roc_auc
-
-    wide = subsample_rows(scores_frame(checkpoints, datasets, sample, seed, subset), subsample, seed)
-    rows = []
-    for lab, ck in checkpoints.items():
-        sig = _signature(ck)
-        for ds, g in wide.groupby("dataset", sort=False):
-            got = g.dropna(subset=[lab])
-            ok = got["label"].nunique() == 2
-            rows.append({"row": ds, "column": lab, "value": 100 * roc_auc(got["label"], got[lab]) if ok else np.nan,
-                         "n": len(g), "n_scored": len(got), "signature": sig})
-    return with_task_averages(pd.DataFrame(rows))
-
-
-def mean_auc_bootstrap(wide: pd.DataFrame, a: str, b: str, n: int = 1000, seed: int = 0):
-    """Paired bootstrap (within each dataset) of mean-over-datasets AUC(a) - AUC(b) on a
-    :func:`scores_frame` (rows with a missing score in either column are left out, and counted)."""
-    from tfc.meta.significance import bootstrap_mean_auc_diff
-
-    groups = {}
-    for ds, g in wide.groupby("dataset", sort=False):
-        g = g.dropna(subset=[a, b])
-        if g["label"].nunique() == 2:
-            groups[ds] = (g["label"].to_numpy(), g[a].to_numpy(), g[b].to_numpy())
-    if not groups:
-        raise ValueError("no dataset has scores for both metrics and both classes")
-    return bootstrap_mean_auc_diff(groups, n=n, seed=seed)
-
-
-def abstractiveness_auc(wide: pd.DataFrame, metrics, n_per_bin: int | None = None, seed: int = 0) -> pd.DataFrame:
-    """WeCheck Figure 3: AUC of each metric in 10 bins of novel-unigram % (``tfc.meta.bins``), over all
-    rows of ``wide`` (every TRUE set pooled, as the paper does). Rows whose generated text has no word
-    (novelty undefined) are left out and counted in the ``attrs['n_undefined']``."""
-    from tfc.meta.bins import ABSTRACTIVENESS_EDGES, binned_auc, novel_unigram_pct
-
-    nov = novel_unigram_pct(wide["grounding"], wide["generated"])
-    ok = ~np.isnan(nov)
-    for m in metrics:
-        ok &= wide[m].notna().to_numpy()
-    sub = wide.loc[ok]
-    res = binned_auc(sub["label"].to_numpy(), {m: sub[m].to_numpy() for m in metrics}, nov[ok],
-                     ABSTRACTIVENESS_EDGES, n_per_bin=n_per_bin, seed=seed)
-    res.attrs["n_undefined"] = int((~ok).sum())
-    return res
-
+# inference timing (WeCheck Table 4 at our scale); the chapter's tables are in tfc.book.chapters.wecheck
 
 def inference_timing(checkpoint: str = "tfc/wecheck-minilm", n: int = 48, seed: int = 0,
                      datasets=("frank", "q2", "paws"), batch_size: int = 16) -> pd.DataFrame:
@@ -741,33 +631,7 @@ def record_timing(checkpoint: str = "tfc/wecheck-minilm", **kw) -> pd.DataFrame:
     return tim
 
 
-def load_timing(checkpoint: str = "tfc/wecheck-minilm") -> pd.DataFrame | None:
-    p = config.model_records_dir() / checkpoint[4:] / "inference_timing.json"
-    return pd.DataFrame(json.loads(p.read_text())["rows"]) if p.is_file() else None
-
-
-def run_summaries(checkpoints) -> pd.DataFrame:
-    """One row per in-house checkpoint with a training record: its run settings, rows and times."""
-    from tfc import models
-
-    rows = []
-    for ck in checkpoints:
-        try:
-            s = models.training_record(ck)
-        except (FileNotFoundError, ValueError):
-            continue
-        c = s.get("config", {})
-        lab = s.get("mix_report", {}).get("labels", {}) if isinstance(s.get("mix_report"), dict) else {}
-        rows.append({"checkpoint": ck, "base": c.get("base", s.get("base_model")), "label_model": c.get("label_model"),
-                     "noise_filter": c.get("noise_filter"), "hard_labels": c.get("hard_labels"),
-                     "tasks": "+".join(c.get("tasks", [])) + (" (LEAKED)" if c.get("leaked") else ""),
-                     "pool_rows": lab.get("pool_rows"), "kept_by_noise_filter": lab.get("kept_by_noise_filter"),
-                     "train_rows": s.get("mix", {}).get("train_rows"), "steps": s.get("steps"),
-                     "train_seconds": s.get("train_seconds"), "wall_seconds": s.get("wall_seconds")})
-    return pd.DataFrame(rows).set_index("checkpoint") if rows else pd.DataFrame()
-
-
-__all__ = ["subsample_rows", "record_timing", "load_timing", "run_summaries", "TASK_GROUPS", "with_task_averages", "auc_x100", "mean_auc_bootstrap", "abstractiveness_auc",
-           "inference_timing", "TASK_SETS", "DEFAULT_SIGNALS", "ALL_SIGNALS", "SIGNAL_DOC", "released_signals", "overlap_report", "weak_frame",
-           "add_own_signals", "label_pool", "WeCheckConfig", "training_frame", "train_wecheck", "write_record",
-           "RUNS", "RUN_EVAL_SETS", "run_config", "evaluate", "eval_frame", "ABLATION_SUBSET", "auc_long", "scores_frame", "EVAL_SAMPLE", "EVAL_SEED"]
+__all__ = ["record_timing", "inference_timing", "TASK_SETS", "DEFAULT_SIGNALS", "ALL_SIGNALS", "SIGNAL_DOC",
+           "released_signals", "overlap_report", "weak_frame", "add_own_signals", "label_pool", "WeCheckConfig",
+           "training_frame", "train_wecheck", "write_record", "RUNS", "RUN_EVAL_SETS", "run_config", "evaluate",
+           "eval_frame", "ABLATION_SUBSET", "auc_long", "EVAL_SAMPLE", "EVAL_SEED"]

@@ -1,0 +1,189 @@
+"""The AlignScore chapter's tables (``notebooks/05_alignscore.md``): the in-house models beside the paper's
+AlignScore columns, the full-set AUC tables, the bar of the in-house models issue, what we tried, the
+fast presets' drift verdict and the ledger frames. The runs and records behind them live in
+:mod:`tfc.runs.inhouse`."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tfc import models
+from tfc.book.reference import paper_vs_ours
+from tfc.results.tables import add_averages
+from tfc.runs.inhouse import (DRIFT_LIMIT, OURS_LABEL, PAPER_COLUMNS, TRIED, full_set_aucs, named_scorers,
+                              training_facts)
+
+
+def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
+    """The paper-vs-ours frame for the reproduction ledger: comparable rows only (test splits), our
+    models set beside the paper's ``column`` (a stand-in comparison)."""
+    d = long.dropna(subset=["value"])
+    if "split" in d:
+        d = d[d["split"] == "test"]
+    out = [paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=column)
+           for _, g in d.groupby("column", sort=False)]
+    return pd.concat(out, ignore_index=True).dropna(subset=["paper"]) if out else pd.DataFrame()
+
+
+def vs_paper(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
+    """Our rows beside the paper's AlignScore rows: ``dataset, model, <paper columns>, ours, delta, note,
+    signature``; Δ = ours − the first paper column (AlignScore-base), all x100."""
+    first = paper_columns[0]
+    out = []
+    for label, g in long.groupby("column", sort=False):
+        j = paper_vs_ours(g[["row", "column", "value", "signature"]], table, scale=100, column=first)
+        for pc in paper_columns[1:]:
+            other = paper_vs_ours(g[["row", "column", "value"]], table, scale=100, column=pc)
+            j[PAPER_COLUMNS.get(pc, pc)] = other["paper"].to_numpy()
+        j = j.rename(columns={"paper": PAPER_COLUMNS.get(first, first), "row": "dataset"})
+        j["model"] = f"{label} ({OURS_LABEL})"
+        note = []
+        for r in j["dataset"]:
+            m = long[(long["row"] == r) & (long["column"] == label)]
+            if "split" in m and len(m) and m["split"].iloc[0] != "test":
+                note.append(f"{m['split'].iloc[0]} split (paper: test, unavailable here): not comparable")
+            else:
+                note.append("")
+        j["note"] = note
+        j.loc[j["note"] != "", "delta"] = np.nan
+        cols = ["dataset", "model"] + [PAPER_COLUMNS.get(c, c) for c in paper_columns] + \
+            ["ours", "delta", "note", "signature"]
+        out.append(j[cols])
+    return pd.concat(out, ignore_index=True)
+
+
+def vs_paper_wide(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLUMNS)) -> pd.DataFrame:
+    """:func:`vs_paper` as one row per dataset: the paper's AlignScore columns, then ``ours`` and ``Δ`` per
+    in-house model (Δ vs AlignScore-base), rows scored / rows, and the note. Signatures: see ``vs_paper``."""
+    t = vs_paper(long, table, paper_columns)
+    first = PAPER_COLUMNS.get(paper_columns[0], paper_columns[0])
+    pcols = [PAPER_COLUMNS.get(c, c) for c in paper_columns]
+    out = t.drop_duplicates("dataset").set_index("dataset")[pcols].rename(columns=lambda c: f"paper: {c}")
+    for label in long["column"].unique():
+        g = t[t["model"].str.startswith(f"{label} (")].set_index("dataset")
+        out[f"ours: {label}"] = g["ours"]
+        out[f"Δ {label} vs base"] = g["delta"]
+    if "n_scored" in long:
+        cnt = long.groupby("row").agg(n=("n", "max"), n_scored=("n_scored", "min"))
+        out["rows scored"] = [f"{cnt.loc[d, 'n_scored']}/{cnt.loc[d, 'n']}" if d in cnt.index else "" for d in out.index]
+    notes = t.groupby("dataset")["note"].first()
+    out["note"] = notes.reindex(out.index).fillna("")
+    out.attrs["delta_vs"] = first
+    return out
+
+
+BAR_MEAN, BAR_PAWS = 75.0, 70.0     # the in-house models issue's bar (mean over the nine full sets; PAWS)
+
+
+def bar_table(full: pd.DataFrame, sig: pd.DataFrame, models, n_sets: int,
+              baselines=("ROUGE-L", "BERTScore-P (MiniLM)")) -> pd.DataFrame:
+    """Per in-house model: its mean AUC over the full sets, PAWS, the paired-bootstrap interval of its mean
+    difference to each baseline, and whether the issue's bar holds (mean >= 75 over all ``n_sets`` full sets,
+    both intervals above 0, PAWS >= 70). ``full``: :func:`full_set_aucs` rows; ``sig``:
+    :func:`significance_vs_lexical` rows (``model``, ``baseline``, ``diff``, ``ci_low``, ``ci_high``)."""
+    rows = []
+    for m in models:
+        g = full[(full["model"] == m)].dropna(subset=["auc"])
+        complete = len(g) == n_sets and bool((g["coverage"] >= 0.999).all())
+        row = {"model": m, "full sets": int((g["coverage"] >= 0.999).sum()), "mean AUC": g["auc"].mean() if complete else np.nan,
+               "PAWS": g.set_index("dataset")["auc"].get("paws", np.nan)}
+        ok = complete
+        for b in baselines:
+            r = sig[(sig["model"] == m) & (sig["baseline"] == b)] if len(sig) else sig
+            if len(r):
+                row[f"vs {b}"] = f"{r['diff'].iloc[0]:+.1f} [{r['ci_low'].iloc[0]:+.1f}, {r['ci_high'].iloc[0]:+.1f}]"
+                ok = ok and bool(r["ci_low"].iloc[0] > 0)
+            else:
+                row[f"vs {b}"], ok = "n/a", False
+        ok = ok and row["mean AUC"] >= BAR_MEAN and row["PAWS"] >= BAR_PAWS
+        row["bar met"] = "yes" if ok else "no"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
+    """``dataset x model`` table of 'AUC [low, high]' strings plus a mean row (sets every model covers fully)."""
+    if long.empty:
+        return pd.DataFrame()
+    cell = long.assign(txt=[("n/a" if pd.isna(a) else f"{a:.1f} [{lo:.1f}, {hi:.1f}]" + ("" if c >= 0.999 else f" ({100 * c:.0f} % of rows)"))
+                            for a, lo, hi, c in zip(long["auc"], long["ci_low"], long["ci_high"], long["coverage"])])
+    wide = cell.pivot(index="dataset", columns="model", values="txt")
+    wide = wide.reindex(index=list(dict.fromkeys(long["dataset"])), columns=list(dict.fromkeys(long["model"])))
+    full = long.groupby("dataset")["coverage"].min() >= 0.999
+    sets = [d for d in wide.index if full.get(d, False)]
+    means = long[long["dataset"].isin(sets)].groupby("model")["auc"].mean()
+    wide.loc[f"mean ({len(sets)} full sets)"] = [f"{means.get(m, np.nan):.1f}" for m in wide.columns]
+    return wide
+
+
+def drift_verdict(drift: pd.DataFrame, limit: float = DRIFT_LIMIT) -> str:
+    """One sentence per preset: its largest |drift| and whether it qualifies as the fast preset."""
+    if drift.empty:
+        return "n/a (no drift sample scored)"
+    out = []
+    for preset, g in drift.groupby("preset", sort=False):
+        worst = float(g["drift"].abs().max())
+        ok = worst <= limit and len(g) == g["dataset"].nunique()
+        out.append(f"{preset}: largest |drift| {worst:.2f} AUC points over {len(g)} sets, "
+                   + ("within the limit, so it qualifies as a fast preset" if ok else f"beyond the {limit} allowed"))
+    return "; ".join(out)
+
+
+def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
+    """One row per variant: held-out 3-way accuracy, mean TRUE AUC over the sets its cache covers (and how
+    many rows that is), training minutes and examples/s. A variant without a record or scores shows n/a."""
+    rows = []
+    for v in variants:
+        row = {"variant": v["variant"], "data": v["data"]}
+        try:
+            rec = models.training_record(v["checkpoint"])
+            row["dev 3-way accuracy"] = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
+            row["training minutes"] = round(rec["train_seconds"] / 60, 1)
+            row["examples/s"] = rec.get("examples_per_second")
+            row["training examples seen"] = rec.get("examples_seen")
+        except (FileNotFoundError, KeyError):
+            pass
+        sc = named_scorers({v["variant"]: v["scorer"]}).get(v["variant"])
+        if sc is not None:
+            aucs = full_set_aucs({v["variant"]: sc}, datasets, n=1)
+            ok = aucs.dropna(subset=["auc"])
+            row["TRUE sets scored"] = int(len(ok))
+            row["rows scored"] = int(ok["rows"].sum())
+            row["mean TRUE AUC (sets scored)"] = round(float(ok["auc"].mean()), 1) if len(ok) else None
+            row["all rows?"] = bool(len(ok) == len(aucs) and (ok["coverage"] >= 0.999).all())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One model's rows of :func:`full_set_aucs` in the long form of :func:`true_auc` (value on 0..1, the
+    papers' averages added only over sets the cache covers in full), for :func:`ledger_frame`."""
+    d = full[(full["model"] == model) & (full["coverage"] >= 0.999)].dropna(subset=["auc"])
+    if d.empty:
+        return pd.DataFrame()
+    long = pd.DataFrame({"row": d["dataset"], "column": model, "value": d["auc"] / 100, "n": d["rows"],
+                         "n_scored": d["rows"], "signature": d["signature"]})
+    return add_averages(long, ("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")).assign(split="test")
+
+
+def training_facts_by_model(scorers: dict) -> dict:
+    """:func:`tfc.runs.inhouse.training_facts` of each ``{label: scorer}``'s checkpoint; a model without a
+    training record is left out, and said so."""
+    facts = {}
+    for label, s in scorers.items():
+        try:
+            facts[label] = training_facts(s.config.checkpoint)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"{label}: no training record ({exc})")
+    return facts
+
+
+def true_mean_values(means: pd.DataFrame, align_label: str) -> dict:
+    """The glue values ``as_true9_mean``, ``as_avg_zs``, ``as_nli_true9_mean``, ``as_nli_avg_zs``: the
+    TRUE averages (x100, one decimal) of the AlignScore model and of nli-minilm; NaN when missing."""
+    out = {}
+    for label, key in ((align_label, "as"), ("nli-minilm", "as_nli")):
+        for avg, suffix in (("avg_wo_vitc_fever", "true9_mean"), ("avg_zs_wo_paws_vitc_fever", "avg_zs")):
+            v = means.loc[label, avg] if label in means.index and avg in means.columns else float("nan")
+            out[f"{key}_{suffix}"] = round(float(v), 1)
+    return out
