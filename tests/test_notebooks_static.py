@@ -1,5 +1,6 @@
 """Committed notebooks: MyST markdown (jupytext), no outputs, %matplotlib inline first, a complete
 parameters cell that survives the runner's conversion, and every glue key registered in tfc.book.glue."""
+import ast
 import re
 from pathlib import Path
 
@@ -39,6 +40,37 @@ def test_notebook_is_clean(path, tmp_path):
     assigned = set(re.findall(r"^(\w+)\s*=", params[0].source, flags=re.M))
     missing = set(REQUIRED_PARAMETERS) - assigned
     assert not missing, f"{path.name}: parameters cell lacks {sorted(missing)}"
+
+
+MAX_LOOP_LINES = 3
+
+
+def _code_offences(source: str) -> list[str]:
+    """What a code cell must not hold: a ``def``, a ``class`` or a loop longer than MAX_LOOP_LINES lines
+    (IPython magics and shell lines, ``%``/``!``, are blanked before parsing)."""
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    out = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(f"line {node.lineno}: {type(node).__name__} {node.name}")
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.end_lineno - node.lineno + 1 > MAX_LOOP_LINES:
+            out.append(f"line {node.lineno}: a loop of {node.end_lineno - node.lineno + 1} lines")
+    return out
+
+
+@pytest.mark.parametrize("path", NBS, ids=lambda p: p.stem)
+def test_notebook_cells_call_glue_show(path, tmp_path):
+    """Notebooks hold no def, no class and no loop longer than three lines: the code lives in
+    tfc/book/chapters/<chapter>.py, so a cell calls, glues and shows."""
+    nb = nbformat.read(to_ipynb(path, tmp_path / (path.stem + ".ipynb")), as_version=4)
+    bad = [f"cell {i}, {o}" for i, c in enumerate(nb.cells) if c.cell_type == "code" for o in _code_offences(c.source)]
+    assert not bad, f"{path.name}: move this code into tfc/book/chapters/: {bad}"
+
+
+def test_the_cell_rule_catches_defs_classes_and_long_loops():
+    assert _code_offences("%matplotlib inline\nx = 1\nfor i in range(3):\n    glue(i)\n") == []
+    assert len(_code_offences("def f():\n    return 1\nclass C:\n    pass\n")) == 2
+    assert _code_offences("for i in x:\n    a = i\n    b = a\n    c = b\n") == ["line 1: a loop of 4 lines"]
 
 
 def _glue_keys_used():

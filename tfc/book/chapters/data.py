@@ -9,6 +9,9 @@ import numpy as np
 import pandas as pd
 
 import tfc.data as D
+import tfc.results.dataset as RD
+import tfc.scorers as S
+from tfc.book import reference
 from tfc.data.cards import dataset_summary  # noqa: F401  (the data chapter's first table)
 from tfc.text.words import length_stats, n_words  # noqa: F401
 
@@ -98,3 +101,36 @@ def wide(joined: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
         sigs = joined.groupby("row")["signature"].agg(lambda x: " + ".join(sorted(set(map(str, x)))))
         t["signature"] = sigs.reindex(t.index)
     return t
+
+
+def tokenizer_comparison(names: list[str] | None = None, sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """TRUE Tables 6 and 7 beside ours (:func:`tfc.book.reference.paper_vs_ours`, one decimal), once per
+    tokenizer of :mod:`tfc.text.words` (``whitespace``, ``regex``), stacked with a ``tokenizer`` column."""
+    tok = []
+    for method in ("whitespace", "regex"):
+        for field, table in (("grounding", "TRUE-T6"), ("generated", "TRUE-T7")):
+            j = reference.paper_vs_ours(true_lengths(field, names, method, sample, seed), table, decimals=1)
+            tok.append(j.assign(tokenizer=method))
+    return pd.concat(tok, ignore_index=True)
+
+
+ROUGE_L_TOKENS = {"rouge-score (preset)": ("rougeL", {}),
+                  "white-space, cased": ("rougeL", {"tokenizer": "whitespace-cased"})}
+
+
+def rouge_l_by_tokens(names: list[str], sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """TRUE Table 8's mean ROUGE-L of the consistent (``pos``) and inconsistent (``neg``) rows per set,
+    ours with each of :data:`ROUGE_L_TOKENS` beside the paper's: ``dataset, cell, tokens, ours, paper, delta``."""
+    pub = reference.load("TRUE-T8").set_index(["row", "column"])["value"]
+    rows = []
+    for n in names:
+        d = D.load(n, sample=sample, seed=seed)
+        pos = (d["label"] == 1).to_numpy()
+        for label, (name, kw) in ROUGE_L_TOKENS.items():
+            v = RD.score_dataset(S.get(name, **kw), n, sample=sample, seed=seed)["score"].to_numpy()
+            for cls, m in (("pos", pos), ("neg", ~pos)):
+                rows.append({"dataset": n, "cell": f"{cls}_rouge_l", "tokens": label, "ours": float(v[m].mean()),
+                             "paper": float(pub.get((n, f"{cls}_rouge_l"), float("nan")))})
+    out = pd.DataFrame(rows)
+    out["delta"] = out["ours"] - out["paper"]
+    return out

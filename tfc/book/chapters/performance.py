@@ -133,3 +133,15 @@ def scale_note(res: dict | None = None) -> str:
         return "not run"
     return (f"{res['cpu_count']} cores, load average {res['load_average_start'][0]} -> {res['load_average_end'][0]}; "
             f"marginal speed-up of 2 over 1 workers: {res['marginal_speedup_2_vs_1_workers']}; Ray {res['ray']}")
+
+
+def peer_cell(by: pd.DataFrame, comparison: str, column: str, fmt: str = "{:.2f}") -> str:
+    """One cell of :func:`peer_table` (indexed by ``comparison``) as text, or ``not measured``."""
+    return fmt.format(by.loc[comparison, column]) if comparison in by.index else "not measured"
+
+
+def peer_verdict(by: pd.DataFrame, comparison: str) -> str:
+    """Whether a peer comparison meets its speed target, as the prose reads it."""
+    if comparison not in by.index:
+        return "was not measured"
+    return ("meets" if by.loc[comparison, "met"] else "falls short of") + f" the target of {by.loc[comparison, 'target']:g}×"

@@ -17,8 +17,17 @@ computes missing rows (slow for QAGS/Q² on a CPU).
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
+from scipy.stats import pearsonr
+from sklearn.metrics import average_precision_score, precision_recall_curve
+
+from tfc import data as D
+from tfc.book import reference
+from tfc.data.manifest import raw_path
+from tfc.scorers.lexical import bleu_parts
 
 QAGS_SETS = {"qags_cnndm": "qags_cnndm_scores", "qags_xsum": "qags_xsum_scores"}
 Q2_SUBSETS = ("dodeca_inconsistent", "dodeca_consistent", "memnet_inconsistent", "memnet_consistent")
@@ -113,6 +122,42 @@ def qags_table1(qags_scorer, cache_only: bool = True) -> pd.DataFrame:
             rows.append({"row": ds, "column": col, "value": 100 * r, "p_value": p, "n": n,
                          "signature": sc.signature, "note": ""})
     return pd.DataFrame(rows)
+
+
+def t1_value_text(t1: pd.DataFrame, dataset: str, column: str = "qags") -> str:
+    """One cell of :func:`qags_table1` as text with one decimal (``n/a`` when absent)."""
+    v = t1.loc[(t1["row"] == dataset) & (t1["column"] == column), "value"]
+    return f"{v.iloc[0]:.1f}" if len(v) and pd.notna(v.iloc[0]) else "n/a"
+
+
+# the offline copies of the QAGS sets whose "reference" field the BLEU evidence checks: (BARTScore, UniEval)
+REFERENCE_COPIES = {"qags_cnndm": ("bartscore_meta_eval/SUM_QAGS_CNN_data.json", "unieval_meta_eval/qags_cnndm.json"),
+                    "qags_xsum": ("bartscore_meta_eval/SUM_QAGS_XSUM_data.json", "unieval_meta_eval/qags_xsum.json")}
+
+
+def bleu_evidence() -> pd.DataFrame:
+    """Why our BLEU-1 differs from QAGS Table 1: per QAGS set, Pearson r x 100 with the human scores of
+    BLEU-1 and of its two parts (brevity penalty, unigram precision), the median brevity penalty and
+    lengths, the paper's BLEU-1, and how many rows of the offline copies have the article as "reference"."""
+    rows = []
+    for ds in QAGS_SETS:
+        d = D.load(ds)
+        human = human_scores(ds).loc[d["id"]].to_numpy()
+        parts = bleu_parts(d["grounding"], d["generated"], **LEXICAL_T1["bleu1"][1])
+        bart = json.loads(raw_path(REFERENCE_COPIES[ds][0]).read_text())
+        uni = json.loads(raw_path(REFERENCE_COPIES[ds][1]).read_text())
+        rows.append({
+            "dataset": ds,
+            "BLEU-1 (r x100)": 100 * pearsonr(parts["bleu"], human)[0],
+            "brevity penalty alone (r x100)": 100 * pearsonr(parts["bp"], human)[0],
+            "unigram precision alone (r x100)": 100 * pearsonr(parts["p1"], human)[0],
+            "median brevity penalty": float(parts["bp"].median()),
+            "median words: summary / article": f"{parts['hyp_len'].median():.0f} / {parts['ref_len'].median():.0f}",
+            "paper BLEU-1": reference.value("QAGS-T1", ds, "bleu1"),
+            "offline 'reference' = article (BARTScore copy)": f"{sum(v['ref_summ'] == v['src'] for v in bart.values())} of {len(bart)}",
+            "offline 'reference' = article (UniEval copy)": f"{sum(x['reference'] == x['source'] for x in uni)} of {len(uni)}",
+        })
+    return pd.DataFrame(rows).set_index("dataset").round(4)
 
 
 def qags_table4(qags_scorer, ks=(1, 2, 5, 10, 20)) -> pd.DataFrame:
@@ -435,3 +480,14 @@ def summarise_qg_judgements(path) -> pd.DataFrame:
                      "both": (g["well_formed"].astype(bool) & g["answer_is_candidate"].astype(bool)).mean(),
                      "rules": version})
     return pd.DataFrame(rows)
+
+
+def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
+    """Precision-recall curves (stacked, with a ``metric`` column) and the average precision of each
+    ``{name: scores}`` at detecting ``y == 1``; every score is negated (a low score flags the positive)."""
+    curves, ap = [], {}
+    for name, s in metrics.items():
+        p, r, _ = precision_recall_curve(y, -np.asarray(s))
+        curves.append(pd.DataFrame({"metric": name, "precision": p, "recall": r}))
+        ap[name] = average_precision_score(y, -np.asarray(s))
+    return pd.concat(curves), ap

@@ -17,7 +17,11 @@ import numpy as np
 import pandas as pd
 
 from tfc import config
-from tfc.book.reference import paper_vs_ours
+from tfc.meta.ties import tie_range
+import tfc.results.dataset as RD
+import tfc.scorers as S
+from tfc.book import ledger
+from tfc.book.reference import compare_summary, paper_vs_ours
 
 # scorer name -> (table, published column, ledger role, note)
 PUBLISHED: dict[str, tuple[str, str, str, str]] = {
@@ -142,6 +146,23 @@ def compare(long: pd.DataFrame, table_map: dict | None = None) -> list[tuple[pd.
     return out
 
 
+def record_comparisons(ours: pd.DataFrame, chapter: str, mode: str, table_map: dict | None = None,
+                       published_table: str | None = None) -> list[dict]:
+    """Each :func:`compare` frame of ``ours``, recorded in the reproduction ledger unless it is a
+    reproduction whose signature is not the as-published preset (one preset per cell); one summary row
+    per frame: ``signature, published_as`` (``<table>:<column>``; ``published_table`` names the table
+    when given), ``role, in_ledger`` and :func:`tfc.book.reference.compare_summary`."""
+    rows = []
+    for j, role, note in compare(ours, table_map=table_map):
+        sig = j["signature"].iloc[0]
+        in_ledger = not (role == "reproduction" and not ledger.is_as_published(sig))   # one preset per cell
+        if in_ledger:
+            ledger.record(j, chapter=chapter, mode=mode, role=role, note=note)
+        rows.append({"signature": sig, "published_as": f"{published_table or j['table'].iloc[0]}:{j['column'].iloc[0]}",
+                     "role": role, "in_ledger": in_ledger, **compare_summary(j)})
+    return rows
+
+
 def model_sizes(auc_long: pd.DataFrame) -> pd.DataFrame:
     """TRUE Table 4 beside what exists here: per family, the published larger/smaller variants and our
     in-house sizes with their nine-dataset mean AUC (``avg_wo_vitc_fever`` rows of ``auc_long``, whose
@@ -220,3 +241,23 @@ def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]
         out.append(j.rename(columns={"row": "dataset"})[
             ["dataset", "metric", "published_as", "paper", "ours", "delta", "signature"]])
     return pd.concat(out, ignore_index=True)
+
+
+def tie_causes(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: dict, sample=None, seed: int = 0) -> pd.DataFrame:
+    """For each ``over`` row (``metric, dataset, paper, ours, delta``: a lexical cell off the paper), what ties
+    can explain: the share of rows at the lowest score and of tied pairs, the AUC with every tie lost and
+    with every tie won (:func:`tfc.meta.ties.tie_range`), whether the paper lies inside that range, and the
+    AUC of the other configurations (``alt_cols[metric]``: columns of ``var_wide``)."""
+    rows = []
+    for r in over.itertuples():
+        got = RD.score_dataset(S.get(r.metric), r.dataset, sample=sample, seed=seed)
+        tr = tie_range(got["label"], got["score"])
+        lo, hi = 100 * tr["auc_low"], 100 * tr["auc_high"]
+        alts = "; ".join(f"{c.split('(')[1].rstrip(')')}: {var_wide.loc[r.dataset, c]:.1f}" for c in alt_cols[r.metric]
+                         if r.dataset in var_wide.index)
+        rows.append({"metric": r.metric, "dataset": r.dataset, "paper": r.paper, "ours": round(r.ours, 1),
+                     "delta": round(r.delta, 1), "% at lowest score": round(100 * tr["at_min"], 1),
+                     "% pairs tied": round(100 * tr["tied_pairs"], 1), "AUC, ties all lost": round(lo, 1),
+                     "AUC, ties all won": round(hi, 1), "paper inside tie range": bool(lo <= r.paper <= hi),
+                     "other configurations (AUC)": alts or "-"})
+    return pd.DataFrame(rows)
