@@ -313,6 +313,50 @@ def _per_cell(rr: pd.DataFrame) -> pd.Series:
     return rr.assign(ad=rr["delta"].abs()).groupby(["row", "column"])["ad"].max()
 
 
+def _n_within(cell: pd.Series, tol: float) -> int:
+    """How many cells lie within ``tol`` (|Δ| per cell, :func:`_per_cell`)."""
+    return int((cell <= tol + TOLERANCE_EPS).sum())
+
+
+def _status_and_detail(rep, imp, sti, other, r, n_pub: int, tol: float, s) -> tuple[str, str]:
+    """A table's ledger status and its detail sentence (see the module docstring for the rules), from the
+    per-cell largest |Δ| of each role (``rep``, ``imp``, ``sti``, ``other``), its records ``r`` and its
+    row of ``ledger_status.csv`` (``s``, or None)."""
+    n_within = _n_within(rep, tol)
+    parts = []
+    if rep.size:
+        parts.append(f"{rep.size} of {n_pub} cells reproduced by our own computation, "
+                     f"{n_within} within {tol:g}")
+    if imp.size:
+        parts.append(f"{imp.size} cells from imported outputs, {_n_within(imp, tol)} within {tol:g}")
+    if sti.size:
+        parts.append(f"{sti.size} cells beside stand-in models")
+    if other.size:
+        parts.append(f"{other.size} cells only by non-preset configurations (not counted)")
+    notes = sorted({x for x in r["note"] if x}) if len(r) else []
+    detail = "; ".join(parts) + (f" ({'; '.join(notes)})" if notes and parts else "")
+    if rep.size == n_pub and n_pub and n_within == n_pub:
+        status = "reproduced"
+    elif n_within:
+        status = "partially reproduced"
+    elif rep.size:
+        status = "not reproduced (outside tolerance)"
+    elif imp.size:
+        status = "imported only"
+    elif sti.size:
+        status = "stand-in only"
+    elif s is not None:
+        status = s["status_if_unrecorded"]
+        detail = s["reason"] + (f". Recorded: {detail}" if detail else "")
+    else:
+        status = "not reproduced yet"
+        detail = "no chapter compares this table and tfc/book/ledger_status.csv has no entry"
+    if status in ("partially reproduced", "not reproduced (outside tolerance)", "imported only",
+                  "stand-in only") and s is not None and s["status_if_unrecorded"] == "not reproducible offline":
+        detail += f". Not reproducible offline: {s['reason']}"
+    return status, detail
+
+
 def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per table of the reference INDEX (see the module docstring for the status rules).
 
@@ -346,12 +390,11 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
         rep, imp, sti = cells["reproduction"], cells["imported"], cells["stand-in"]
         other = cells["other-config"]
         other = other[~other.index.isin(rep.index)] if len(other) else other
-        within = lambda cell: int((cell <= tol + TOLERANCE_EPS).sum())  # noqa: E731
         out.update({
-            "n_compared": int(rep.size), "n_within_tol": within(rep),
+            "n_compared": int(rep.size), "n_within_tol": _n_within(rep, tol),
             "median_abs_delta": float(rep.median()) if rep.size else np.nan,
             "max_abs_delta": float(rep.max()) if rep.size else np.nan,
-            "n_imported": int(imp.size), "imported_n_within_tol": within(imp),
+            "n_imported": int(imp.size), "imported_n_within_tol": _n_within(imp, tol),
             "imported_median_abs_delta": float(imp.median()) if imp.size else np.nan,
             "n_standin": int(sti.size),
             "standin_median_abs_delta": float(sti.median()) if sti.size else np.nan,
@@ -359,39 +402,8 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
             "signatures": ", ".join(sorted({x for x in r["signature"] if x})) if len(r) else "",
             "modes": ", ".join(sorted({x for x in r["mode"] if x})) if len(r) else "",
         })
-        parts = []
-        if rep.size:
-            parts.append(f"{rep.size} of {n_pub} cells reproduced by our own computation, "
-                         f"{out['n_within_tol']} within {tol:g}")
-        if imp.size:
-            parts.append(f"{imp.size} cells from imported outputs, {out['imported_n_within_tol']} within {tol:g}")
-        if sti.size:
-            parts.append(f"{sti.size} cells beside stand-in models")
-        if other.size:
-            parts.append(f"{other.size} cells only by non-preset configurations (not counted)")
-        notes = sorted({x for x in r["note"] if x}) if len(r) else []
-        detail = "; ".join(parts) + (f" ({'; '.join(notes)})" if notes and parts else "")
-        if rep.size == n_pub and n_pub and out["n_within_tol"] == n_pub:
-            status = "reproduced"
-        elif out["n_within_tol"]:
-            status = "partially reproduced"
-        elif rep.size:
-            status = "not reproduced (outside tolerance)"
-        elif imp.size:
-            status = "imported only"
-        elif sti.size:
-            status = "stand-in only"
-        elif s is not None:
-            status = s["status_if_unrecorded"]
-            detail = s["reason"] + (f". Recorded: {detail}" if detail else "")
-        else:
-            status = "not reproduced yet"
-            detail = "no chapter compares this table and tfc/book/ledger_status.csv has no entry"
-        if status in ("partially reproduced", "not reproduced (outside tolerance)", "imported only",
-                      "stand-in only") and s is not None and s["status_if_unrecorded"] == "not reproducible offline":
-            detail += f". Not reproducible offline: {s['reason']}"
-        out["status"], out["detail"] = status, detail
-        out["category"] = CATEGORIES.get(status, status)
+        out["status"], out["detail"] = _status_and_detail(rep, imp, sti, other, r, n_pub, tol, s)
+        out["category"] = CATEGORIES.get(out["status"], out["status"])
         rows.append(out)
     cols = ["table", "paper", "title", "kind", "chapter", "recorded", "status", "category", "detail",
             "n_published", "n_compared", "n_within_tol", "tolerance", "median_abs_delta", "max_abs_delta",

@@ -380,11 +380,12 @@ def _wh_v2(span) -> tuple[str, set[int]]:
     return wh, extra
 
 
-def rule_questions_v2(doc, start_char: int, end_char: int) -> list[str]:
-    """Rule version 2 of :func:`rule_questions` (see the notes above :data:`RULE_VERSIONS`)."""
+def _answer_span_v2(doc, start_char: int, end_char: int):
+    """The answer's span without edge quotes, brackets and punctuation; None when nothing is left, or when
+    the answer is a lone relative pronoun ("a player who passes")."""
     span = doc.char_span(start_char, end_char, alignment_mode="expand")
     if span is None or not len(span):
-        return []
+        return None
     toks_ = [t for t in span]
     edge = lambda t: t.is_quote or t.is_bracket or t.text in {"``", "''", ",", ";", ":"}  # noqa: E731
     while toks_ and edge(toks_[0]):
@@ -392,8 +393,60 @@ def rule_questions_v2(doc, start_char: int, end_char: int) -> list[str]:
     while toks_ and edge(toks_[-1]):
         toks_ = toks_[:-1]
     if not toks_ or (len(toks_) == 1 and toks_[0].tag_ in ("WDT", "WP", "WP$")):
-        return []   # nothing left, or a relative pronoun ("a player who passes")
-    span = doc[toks_[0].i: toks_[-1].i + 1]
+        return None
+    return doc[toks_[0].i: toks_[-1].i + 1]
+
+
+def _inverted_question_v2(toks, ans: set, head, subj, s_ids: set, wh: str) -> str:
+    """The question with the wh-phrase moved to the front and subject-auxiliary inversion ("Who did the
+    team beat?"), for an answer that is neither the clause's subject nor inside it."""
+    s_toks = [t for t in subj.subtree]
+    s_text = _lower_first(s_toks, _join(s_toks))
+    aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i), None)
+    if aux is not None:
+        first, skip = [aux.text], {aux.i}
+    elif _split_be(head):
+        first, skip = [_split_be(head)], {head.i, head.i - 1}
+    elif head.lemma_ == "be" or head.pos_ == "AUX":
+        first, skip = [head.text], {head.i}
+    else:
+        first, skip = [_DO.get(head.tag_, "did")], set()
+    # modifiers of the clause before its subject go to the end ("According to X, Y has Z" -> "... , according to X")
+    pre = [t for t in toks if t.i < subj.left_edge.i and t.i not in ans and t.i not in skip]
+    pre_ids = {t.i for t in pre}
+    rest = []
+    for t in toks:
+        if t.i in ans or t.i in s_ids or t.i in skip or t.i in pre_ids:
+            continue
+        rest.append(head.lemma_ if (t.i == head.i and aux is None and not skip) else t.text)
+    tail = []
+    pre = [t for t in pre if not (t.is_punct or t.dep_ in ("cc", "mark"))] if pre else []
+    if pre:
+        p_text = _join(pre)
+        if pre[0].pos_ != "PROPN" and not pre[0].ent_type_ and pre[0].text != "I":
+            p_text = p_text[0].lower() + p_text[1:]
+        tail = [",", p_text]
+    return _fmt([wh] + first + [s_text] + rest + tail)
+
+
+def _in_situ_question(toks, ans: set, wh: str) -> str:
+    """The in-situ (echo) question: the clause with the answer replaced by the wh-phrase."""
+    words, placed = [], False
+    for t in toks:
+        if t.i in ans:
+            if not placed:
+                words.append(wh if t.i == toks[0].i else wh[0].lower() + wh[1:])
+                placed = True
+            continue
+        words.append(t.text)
+    return _fmt(words)
+
+
+def rule_questions_v2(doc, start_char: int, end_char: int) -> list[str]:
+    """Rule version 2 of :func:`rule_questions` (see the notes above :data:`RULE_VERSIONS`)."""
+    span = _answer_span_v2(doc, start_char, end_char)
+    if span is None:
+        return []
     wh, extra = _wh_v2(span)
     ans = set(range(span.start, span.end)) | extra
     root_a = span.root
@@ -445,43 +498,8 @@ def rule_questions_v2(doc, start_char: int, end_char: int) -> list[str]:
     elif in_subject or in_conj or is_subject:
         pass   # asked in place below
     elif subj is not None and head.pos_ in ("VERB", "AUX"):
-        s_toks = [t for t in subj.subtree]
-        s_text = _lower_first(s_toks, _join(s_toks))
-        aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i), None)
-        if aux is not None:
-            first, skip = [aux.text], {aux.i}
-        elif _split_be(head):
-            first, skip = [_split_be(head)], {head.i, head.i - 1}
-        elif head.lemma_ == "be" or head.pos_ == "AUX":
-            first, skip = [head.text], {head.i}
-        else:
-            first, skip = [_DO.get(head.tag_, "did")], set()
-        # modifiers of the clause before its subject go to the end ("According to X, Y has Z" -> "... , according to X")
-        pre = [t for t in toks if t.i < subj.left_edge.i and t.i not in ans and t.i not in skip]
-        pre_ids = {t.i for t in pre}
-        rest = []
-        for t in toks:
-            if t.i in ans or t.i in s_ids or t.i in skip or t.i in pre_ids:
-                continue
-            rest.append(head.lemma_ if (t.i == head.i and aux is None and not skip) else t.text)
-        tail = []
-        pre = [t for t in pre if not (t.is_punct or t.dep_ in ("cc", "mark"))] if pre else []
-        if pre:
-            p_text = _join(pre)
-            if pre[0].pos_ != "PROPN" and not pre[0].ent_type_ and pre[0].text != "I":
-                p_text = p_text[0].lower() + p_text[1:]
-            tail = [",", p_text]
-        out.append(_fmt([wh] + first + [s_text] + rest + tail))
-    # in-situ (echo) question: the clause with the answer replaced by the wh-phrase
-    words, placed = [], False
-    for t in toks:
-        if t.i in ans:
-            if not placed:
-                words.append(wh if t.i == toks[0].i else wh[0].lower() + wh[1:])
-                placed = True
-            continue
-        words.append(t.text)
-    q2 = _fmt(words)
+        out.append(_inverted_question_v2(toks, ans, head, subj, s_ids, wh))
+    q2 = _in_situ_question(toks, ans, wh)
     if q2 and q2 not in out and not is_subject:   # for a subject the moved question is already in place
         out.append(q2)
     return [q for q in out if q]

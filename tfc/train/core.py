@@ -640,13 +640,10 @@ def _autocast(cfg, device):
     return torch.autocast(device.type, enabled=False)
 
 
-def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, objective):
+def _device(cfg):
+    """The run's torch device, with its thread count and, on a CPU, deterministic algorithms set."""
     import torch
 
-    cfg.validate()
-    t0 = time.time()
-    data = objective.validate(df, cfg)
-    train_df, eval_df = objective.split(data, cfg)
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device 'cuda' requested but torch sees no GPU")
@@ -654,6 +651,36 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
         torch.set_num_threads(int(cfg.num_threads))
     if device.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
+    return device
+
+
+def _accumulate(cfg, st, plan, toks, targets, pad_id, device, autocast, model, objective):
+    """One optimizer step's forward and backward passes over ``cfg.grad_accum`` batches (the next epoch's
+    plan drawn when this one runs out; ``st`` advances): the step's loss, its parts per batch, the plan."""
+    step_loss, parts_acc = 0.0, {}
+    for _ in range(cfg.grad_accum):
+        if st["pos"] >= len(plan):
+            st["epoch"], st["pos"] = st["epoch"] + 1, 0
+            plan = epoch_batches(toks.lengths, cfg.batch_size, cfg.length_pool, cfg.seed, st["epoch"])
+        idx = plan[st["pos"]]
+        st["pos"] += 1
+        loss, parts = objective.loss(model, collate(toks, idx, pad_id, device), targets, idx, cfg, device, autocast)
+        (loss / cfg.grad_accum).backward()
+        step_loss += float(loss.detach()) / cfg.grad_accum
+        for k, v in parts.items():
+            parts_acc.setdefault(k, []).append(v)
+        st["examples"] += len(idx)
+    return step_loss, parts_acc, plan
+
+
+def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, objective):
+    import torch
+
+    cfg.validate()
+    t0 = time.time()
+    data = objective.validate(df, cfg)
+    train_df, eval_df = objective.split(data, cfg)
+    device = _device(cfg)
     target = None if out_dir is False else (Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name)
     tok_cache = (target.parent / ".tokens") if target is not None else None
     model, tok = _setup(cfg, device, objective)
@@ -690,19 +717,8 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
             break
         model.train()
         opt.zero_grad(set_to_none=True)
-        step_loss, parts_acc = 0.0, {}
-        for _ in range(cfg.grad_accum):
-            if st["pos"] >= len(plan):
-                st["epoch"], st["pos"] = st["epoch"] + 1, 0
-                plan = epoch_batches(toks.lengths, cfg.batch_size, cfg.length_pool, cfg.seed, st["epoch"])
-            idx = plan[st["pos"]]
-            st["pos"] += 1
-            loss, parts = objective.loss(model, collate(toks, idx, pad_id, device), targets, idx, cfg, device, autocast)
-            (loss / cfg.grad_accum).backward()
-            step_loss += float(loss.detach()) / cfg.grad_accum
-            for k, v in parts.items():
-                parts_acc.setdefault(k, []).append(v)
-            st["examples"] += len(idx)
+        step_loss, parts_acc, plan = _accumulate(cfg, st, plan, toks, targets, pad_id, device, autocast, model,
+                                                 objective)
         if cfg.grad_clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         opt.step()

@@ -90,6 +90,23 @@ def drop_empty(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return frame.loc[~blank].reset_index(drop=True), counts
 
 
+def _filter_sources(spaces: dict, training_mix, eval_sets, sample, seed) -> tuple[dict, list[dict]]:
+    """Run the leakage filter once per distinct source of ``spaces`` (sick2014 feeds two label spaces):
+    ``{source name: kept rows}`` and the filter's report rows."""
+    distinct = []
+    for names in spaces.values():
+        for n in names:
+            if not any(n is d or (isinstance(n, str) and n == d) for d in distinct):
+                distinct.append(n)
+    filtered, leak_rows = {}, []
+    for n in distinct:
+        kept, rep = training_mix([n], eval_sets=eval_sets, sample=sample, seed=seed)
+        key = n if isinstance(n, str) else str(n["dataset"].iloc[0])
+        filtered[key] = kept
+        leak_rows += rep.to_dict("records")
+    return filtered, leak_rows
+
+
 def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 10000, sample: int | None = None,
               eval_sets: list[str] | None = None, sources: dict | None = None, training_mix=None,
               progress: bool = False) -> tuple[pd.DataFrame, dict]:
@@ -119,18 +136,7 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
             if isinstance(n, str) and n.split(":")[0] in FORBIDDEN:
                 raise ValueError(f"{n} must not be trained on: {FORBIDDEN[n.split(':')[0]]}")
 
-    # filter each distinct source once (sick2014 feeds two label spaces)
-    distinct = []
-    for names in spaces.values():
-        for n in names:
-            if not any(n is d or (isinstance(n, str) and n == d) for d in distinct):
-                distinct.append(n)
-    filtered, leak_rows = {}, []
-    for n in distinct:
-        kept, rep = training_mix([n], eval_sets=eval_sets, sample=sample, seed=seed)
-        key = n if isinstance(n, str) else str(n["dataset"].iloc[0])
-        filtered[key] = kept
-        leak_rows += rep.to_dict("records")
+    filtered, leak_rows = _filter_sources(spaces, training_mix, eval_sets, sample, seed)
 
     parts = []
     for space, names in spaces.items():

@@ -116,6 +116,43 @@ def _load_pairs(sources, sample, seed, training_mix=None):
     return df.loc[ok].reset_index(drop=True), leak, int((~ok).sum())
 
 
+def _pair_index(src: list[str], label3: list[str], b_txt: list[str]):
+    """Row indices per source, and for VitaminC's contrast the supporting and the refuting evidence rows
+    of each claim (``{claim: first supporting row}``, ``{claim: [refuting rows]}``)."""
+    by_src: dict[str, list[int]] = {}
+    for i, s in enumerate(src):
+        by_src.setdefault(s, []).append(i)
+    support_of: dict[str, int] = {}
+    refute_of: dict[str, list[int]] = {}
+    for i in range(len(src)):
+        if src[i] == "vitaminc_test":
+            if label3[i] == "entailment":
+                support_of.setdefault(b_txt[i], i)
+            elif label3[i] == "contradiction":
+                refute_of.setdefault(b_txt[i], []).append(i)
+    return by_src, support_of, refute_of
+
+
+def _cap_and_hold_out(rows: list[tuple], rng, max_no_answer_frac: float, heldout_pairs: int, seed: int):
+    """The generated rows as a frame (duplicates dropped), with no-answer rows capped at
+    ``max_no_answer_frac`` and a held-out slice of whole pairs (and every row whose context belongs to
+    them): ``(all rows, train, heldout, rows per kind before the cap)``; draws from ``rng`` in order."""
+    df = pd.DataFrame(rows, columns=list(COLUMNS)).drop_duplicates(["question", "context"]).reset_index(drop=True)
+    n_before = df["kind"].value_counts().to_dict()
+    noans = df["answer_start"] < 0
+    cap = int(max_no_answer_frac / (1 - max_no_answer_frac) * int((~noans).sum()))
+    if noans.sum() > cap:
+        drop = rng.choice(np.flatnonzero(noans.to_numpy()), size=int(noans.sum()) - cap, replace=False)
+        df = df.drop(index=df.index[drop]).reset_index(drop=True)
+    uniq_pairs = np.array(sorted(set(df["pair"])))
+    held = set(rng.choice(uniq_pairs, size=min(heldout_pairs, len(uniq_pairs) // 5), replace=False).tolist())
+    held_ctx = set(df.loc[df["pair"].isin(held), "context"])
+    is_held = df["pair"].isin(held)
+    train = df.loc[~is_held & ~df["context"].isin(held_ctx)].sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    heldout = df.loc[is_held].reset_index(drop=True)
+    return df, train, heldout, n_before
+
+
 def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_pair: int = 2,
                  max_no_answer_frac: float = 0.33, heldout_pairs: int = 300, pairs: pd.DataFrame | None = None,
                  progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -140,18 +177,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
     docs_b = parse(b_txt)
     docs_a = parse(a_txt)
     parse_s = time.time() - t0
-    by_src: dict[str, list[int]] = {}
-    for i, s in enumerate(src):
-        by_src.setdefault(s, []).append(i)
-    # VitaminC contrast: supporting and refuting evidence of the same claim
-    support_of: dict[str, int] = {}
-    refute_of: dict[str, list[int]] = {}
-    for i in range(len(pairs)):
-        if src[i] == "vitaminc_test":
-            if label3[i] == "entailment":
-                support_of.setdefault(b_txt[i], i)
-            elif label3[i] == "contradiction":
-                refute_of.setdefault(b_txt[i], []).append(i)
+    by_src, support_of, refute_of = _pair_index(src, label3, b_txt)
     rows = []
 
     def add(q, ctx, ans, start, kind, i):
@@ -193,20 +219,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
             qs = rule_questions(docs_a[i], c.start, c.end)
             if qs:
                 add(qs[0], a_txt[i], a_txt[i][c.start:c.end], c.start, "ground", i)
-    df = pd.DataFrame(rows, columns=list(COLUMNS)).drop_duplicates(["question", "context"]).reset_index(drop=True)
-    n_before = df["kind"].value_counts().to_dict()
-    noans = df["answer_start"] < 0
-    cap = int(max_no_answer_frac / (1 - max_no_answer_frac) * int((~noans).sum()))
-    if noans.sum() > cap:
-        drop = rng.choice(np.flatnonzero(noans.to_numpy()), size=int(noans.sum()) - cap, replace=False)
-        df = df.drop(index=df.index[drop]).reset_index(drop=True)
-    # held-out slice: whole pairs (and every row whose context belongs to them)
-    uniq_pairs = np.array(sorted(set(df["pair"])))
-    held = set(rng.choice(uniq_pairs, size=min(heldout_pairs, len(uniq_pairs) // 5), replace=False).tolist())
-    held_ctx = set(df.loc[df["pair"].isin(held), "context"])
-    is_held = df["pair"].isin(held)
-    train = df.loc[~is_held & ~df["context"].isin(held_ctx)].sample(frac=1.0, random_state=seed).reset_index(drop=True)
-    heldout = df.loc[is_held].reset_index(drop=True)
+    df, train, heldout, n_before = _cap_and_hold_out(rows, rng, max_no_answer_frac, heldout_pairs, seed)
     report = {"sources": list(sources) if pairs is None or leak else sorted(set(src)), "sample_per_source": sample,
               "seed": seed, "pairs": int(len(pairs)), "leakage": leak, "dropped_blank_pairs": dropped,
               "rows_by_kind_before_cap": {k: int(v) for k, v in n_before.items()},
