@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+import tfc.data as D
 from tfc import models
 from tfc.book.reference import paper_vs_ours
 from tfc.results.tables import add_averages
@@ -187,3 +188,9 @@ def true_mean_values(means: pd.DataFrame, align_label: str) -> dict:
             v = means.loc[label, avg] if label in means.index and avg in means.columns else float("nan")
             out[f"{key}_{suffix}"] = round(float(v), 1)
     return out
+
+
+def pct_consistent(dataset: str, split: str = "test") -> float:
+    """Share of consistent rows (label 1) of one split of a dataset, in % with one decimal."""
+    d = D.load(dataset)
+    return round(100 * float(d.loc[d["split"] == split, "label"].mean()), 1)
