@@ -52,24 +52,22 @@ class AlignScoreConfig(ScorerConfig):
     batch_size: int = 32
     device: str | None = None
 
+    def __post_init__(self):
+        if self.head not in HEADS:
+            raise ValueError(f"head must be one of {HEADS}; got {self.head!r}")
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}; got {self.split!r}")
+        if not isinstance(self.chunk_words, int) or isinstance(self.chunk_words, bool) or self.chunk_words < 1:
+            raise ValueError(f"chunk_words must be an int >= 1; got {self.chunk_words!r}")
+        if not isinstance(self.max_length, int) or isinstance(self.max_length, bool) or self.max_length < 8:
+            raise ValueError(f"max_length must be an int >= 8; got {self.max_length!r}")
+        models.torch_dtype(self.dtype)   # raises on an unknown dtype
+
 
 class AlignScoreScorer(ModelScorer):
     name = "alignscore"
     config_cls = AlignScoreConfig
     output_range = (0.0, 1.0)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        c = self.config
-        if c.head not in HEADS:
-            raise ValueError(f"head must be one of {HEADS}; got {c.head!r}")
-        if c.split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}; got {c.split!r}")
-        if not isinstance(c.chunk_words, int) or isinstance(c.chunk_words, bool) or c.chunk_words < 1:
-            raise ValueError(f"chunk_words must be an int >= 1; got {c.chunk_words!r}")
-        if not isinstance(c.max_length, int) or isinstance(c.max_length, bool) or c.max_length < 8:
-            raise ValueError(f"max_length must be an int >= 8; got {c.max_length!r}")
-        models.torch_dtype(c.dtype)   # raises on an unknown dtype
 
     def tag(self):
         c = self.config

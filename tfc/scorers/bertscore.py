@@ -43,19 +43,17 @@ class BERTScoreConfig(ScorerConfig):
     batch_size: int = 32
     device: str | None = None
 
+    def __post_init__(self):
+        if self.component not in ("precision", "recall", "f1"):
+            raise ValueError("component must be 'precision', 'recall' or 'f1'")
+        if self.long_grounding not in ("chunk", "truncate"):
+            raise ValueError("long_grounding must be 'chunk' or 'truncate'")
+
 
 class BERTScore(ModelScorer):
     name = "bertscore"
     config_cls = BERTScoreConfig
     output_range = (-1.0, 1.0)   # cosine similarities (no baseline rescaling)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        c = self.config
-        if c.component not in ("precision", "recall", "f1"):
-            raise ValueError("component must be 'precision', 'recall' or 'f1'")
-        if c.long_grounding not in ("chunk", "truncate"):
-            raise ValueError("long_grounding must be 'chunk' or 'truncate'")
 
     @property
     def empty_score(self) -> float:

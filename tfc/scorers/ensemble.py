@@ -31,6 +31,14 @@ class EnsembleConfig(ScorerConfig):
     weights: tuple[float, ...] | None = None
     normalisation: str = "rank"
 
+    def __post_init__(self):
+        if self.normalisation not in NORMS:
+            raise ValueError(f"normalisation must be one of {NORMS}")
+        if len(self.members) < 1:
+            raise ValueError("an ensemble needs at least one member")
+        if self.weights is not None and len(self.weights) != len(self.members):
+            raise ValueError("weights and members differ in length")
+
 
 def normalise(x: np.ndarray, how: str, output_range=(0.0, 1.0)) -> np.ndarray:
     x = np.asarray(x, dtype=float)
@@ -60,12 +68,6 @@ class Ensemble(Scorer):
             overrides["weights"] = tuple(float(w) for w in overrides["weights"])
         super().__init__(config, **overrides)
         c = self.config
-        if c.normalisation not in NORMS:
-            raise ValueError(f"normalisation must be one of {NORMS}")
-        if len(c.members) < 1:
-            raise ValueError("an ensemble needs at least one member")
-        if c.weights is not None and len(c.weights) != len(c.members):
-            raise ValueError("weights and members differ in length")
         self.output_range = (0.0, 1.0) if c.normalisation in ("range", "minmax", "rank") else (-np.inf, np.inf)
 
     def _members(self):

@@ -19,6 +19,11 @@ from tfc.scorers.base import Scorer, ScorerConfig
 class ImportedConfig(ScorerConfig):
     source_metric: str = ""
 
+    def __post_init__(self):
+        sm = self.source_metric
+        if sm.count("/") != 1 or not all(sm.split("/")):
+            raise ValueError(f"imported scorer name must be 'imported:<source>/<metric>', got {sm!r}")
+
 
 class ImportedScorer(Scorer):
     name = "imported"
@@ -27,11 +32,10 @@ class ImportedScorer(Scorer):
     output_range = (float("-inf"), float("inf"))
 
     def __init__(self, config=None, **overrides):
+        if config is None and "source_metric" in overrides:   # the default (empty) name is not a valid config
+            config = ImportedConfig(source_metric=overrides.pop("source_metric"))
         super().__init__(config, **overrides)
-        sm = self.config.source_metric
-        if sm.count("/") != 1 or not all(sm.split("/")):
-            raise ValueError(f"imported scorer name must be 'imported:<source>/<metric>', got {sm!r}")
-        self.source, self.metric = sm.split("/")
+        self.source, self.metric = self.config.source_metric.split("/")
 
     @property
     def signature(self) -> str:

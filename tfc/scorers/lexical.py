@@ -90,6 +90,10 @@ class RougeConfig(ScorerConfig):
     reference: str = "grounding"
     tokenizer: str = "rouge_score"   # or "whitespace" / "whitespace-cased" (analysis only)
 
+    def __post_init__(self):
+        if self.component not in _COMPONENTS:
+            raise ValueError(f"component must be one of {_COMPONENTS}")
+
 
 _TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased")
 
@@ -112,8 +116,6 @@ class Rouge(Scorer):
 
     def __init__(self, config=None, **overrides):
         super().__init__(config, **overrides)
-        if self.config.component not in _COMPONENTS:
-            raise ValueError(f"component must be one of {_COMPONENTS}")
         self.name = self.config.rouge_type  # registry names rouge1 / rouge2 / rougeL
 
     def _load(self):

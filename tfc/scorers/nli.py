@@ -63,6 +63,14 @@ class NLIConfig(ScorerConfig):
     head: str = "auto"                           # "auto" | "softmax" | "logit0-sigmoid" | "seq2seq-1"
     ADDED = {"head": "auto"}
 
+    def __post_init__(self):
+        if self.mode not in ("document", "sentence"):
+            raise ValueError("mode must be 'document' or 'sentence'")
+        if self.aggregation not in ("mean", "min"):
+            raise ValueError("aggregation must be 'mean' or 'min'")
+        if self.head not in NLI_HEADS:
+            raise ValueError(f"head must be one of {NLI_HEADS}; got {self.head!r}")
+
 
 NLI_HEADS = ("auto", "softmax", "logit0-sigmoid", "seq2seq-1")
 
@@ -101,16 +109,6 @@ class NLIScorer(ModelScorer):
     name = "nli"
     config_cls = NLIConfig
     output_range = (0.0, 1.0)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        c = self.config
-        if c.mode not in ("document", "sentence"):
-            raise ValueError("mode must be 'document' or 'sentence'")
-        if c.aggregation not in ("mean", "min"):
-            raise ValueError("aggregation must be 'mean' or 'min'")
-        if c.head not in NLI_HEADS:
-            raise ValueError(f"head must be one of {NLI_HEADS}; got {c.head!r}")
 
     def tag(self):
         c = self.config

@@ -92,6 +92,16 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     qg_rules: str = "v1"
     ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1"}
 
+    def __post_init__(self):
+        super().__post_init__()
+        if self.validation not in ("em", "f1"):
+            raise ValueError("validation must be 'em' or 'f1'")
+        if not 0 <= self.validation_f1 <= 1:
+            raise ValueError("validation_f1 must lie in [0, 1]")
+        self._check_qg()
+        if self.qg_num_return < 1 or self.qg_num_beams < 1:
+            raise ValueError("qg_num_beams and qg_num_return must be >= 1")
+
 
 def is_personal(doc) -> bool:
     """True for a question about a personal statement: subject I/you, or possessive my/your."""
@@ -125,17 +135,6 @@ class Q2Scorer(QGQAScorerBase, Scorer):
     name = "q2"
     config_cls = Q2Config
     output_range = (0.0, 1.0)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        c = self.config
-        if c.validation not in ("em", "f1"):
-            raise ValueError("validation must be 'em' or 'f1'")
-        if not 0 <= c.validation_f1 <= 1:
-            raise ValueError("validation_f1 must lie in [0, 1]")
-        self._check_qg()
-        if c.qg_num_return < 1 or c.qg_num_beams < 1:
-            raise ValueError("qg_num_beams and qg_num_return must be >= 1")
 
     def tag(self):
         c = self.config

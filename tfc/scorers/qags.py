@@ -91,6 +91,14 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1",
              "nli_checkpoint": "tfc/nli-minilm", "nli_label_names": None}
 
+    def __post_init__(self):
+        super().__post_init__()
+        if self.candidate_fill not in ("sample", "all"):
+            raise ValueError("candidate_fill must be 'sample' or 'all'")
+        self._check_qg()
+        if min(self.k, self.n_candidates, self.qg_num_beams, self.qg_num_return) < 1:
+            raise ValueError("k, n_candidates, qg_num_beams and qg_num_return must be >= 1")
+
 
 def pick_candidates(cands: list, n: int, fill: str, rng: np.random.Generator) -> list:
     """QAGS's candidate rule: ``n`` of them, sampled without replacement when there are more, all of them
@@ -142,15 +150,6 @@ class QAGSScorer(QGQAScorerBase, Scorer):
     name = "qags"
     config_cls = QAGSConfig
     output_range = (0.0, 1.0)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        c = self.config
-        if c.candidate_fill not in ("sample", "all"):
-            raise ValueError("candidate_fill must be 'sample' or 'all'")
-        self._check_qg()
-        if min(c.k, c.n_candidates, c.qg_num_beams, c.qg_num_return) < 1:
-            raise ValueError("k, n_candidates, qg_num_beams and qg_num_return must be >= 1")
 
     def tag(self):
         return f"{'rule' if self.config.qg_backend == 'rule' else 's2s'}-k{self.config.k}"

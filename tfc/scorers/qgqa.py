@@ -892,6 +892,14 @@ class QGQAConfigMixin:
         if getattr(self, "qg_rules", "v1") not in RULE_VERSIONS:
             raise ValueError(f"qg_rules must be one of {RULE_VERSIONS}; got {self.qg_rules!r}")
 
+    def _check_qg(self) -> None:
+        """Checks of the QG fields shared by the QG-QA configs (called from their ``__post_init__``)."""
+        if self.qg_backend not in ("rule", "seq2seq"):
+            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
+        t = getattr(self, "qg_template", T5_AP_TEMPLATE)
+        if not isinstance(t, str) or "{answer}" not in t or "{context}" not in t:
+            raise ValueError(f"qg_template must contain {{answer}} and {{context}}; got {t!r}")
+
     def replace(self, **overrides):
         if "qa_checkpoint" in overrides and "checkpoint" not in overrides:
             overrides["checkpoint"] = overrides["qa_checkpoint"]
@@ -922,15 +930,6 @@ class QGQAScorerBase:
     """Mixin for :class:`tfc.scorers.base.Scorer` subclasses whose config has ``qa_*``, ``qg_*`` (and
     optionally ``nli_*``) fields: builds the components once and puts their identities into the
     signature (a retrained in-house QA checkpoint changes the signature)."""
-
-    def _check_qg(self) -> None:
-        """Checks shared by the QG-QA scorers' configs (called from their ``__init__``)."""
-        c = self.config
-        if c.qg_backend not in ("rule", "seq2seq"):
-            raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
-        t = getattr(c, "qg_template", T5_AP_TEMPLATE)
-        if not isinstance(t, str) or "{answer}" not in t or "{context}" not in t:
-            raise ValueError(f"qg_template must contain {{answer}} and {{context}}; got {t!r}")
 
     def _qg(self) -> QuestionGenerator:
         c = self.config

@@ -72,15 +72,21 @@ class SummaCZSConfig(ScorerConfig):
     reduction: str = "cell"
     ADDED = {"reduction": "cell"}
 
+    def __post_init__(self):
+        self._check_granularity()
+        if self.score_type not in ("e-c", "e"):
+            raise ValueError("score_type must be 'e-c' or 'e'")
+        if self.reduction not in ("cell", "package"):
+            raise ValueError(f"reduction must be 'cell' or 'package'; got {self.reduction!r}")
 
-class _SummaCBase(ModelScorer):
-    def _check(self):
-        c = self.config
-        if c.grounding_granularity not in G_GRAN:
+    def _check_granularity(self):
+        if self.grounding_granularity not in G_GRAN:
             raise ValueError(f"grounding_granularity must be one of {G_GRAN}")
-        if c.generated_granularity not in H_GRAN:
+        if self.generated_granularity not in H_GRAN:
             raise ValueError(f"generated_granularity must be one of {H_GRAN}")
 
+
+class _SummaCBase(ModelScorer):
     def tag(self):
         c = self.config
         return f"{models.short_name(c.checkpoint)}-{c.grounding_granularity[:4]}-{c.generated_granularity[:4]}"
@@ -144,11 +150,6 @@ class SummaCZS(_SummaCBase):
 
     def __init__(self, config=None, **overrides):
         super().__init__(config, **overrides)
-        self._check()
-        if self.config.score_type not in ("e-c", "e"):
-            raise ValueError("score_type must be 'e-c' or 'e'")
-        if self.config.reduction not in ("cell", "package"):
-            raise ValueError(f"reduction must be 'cell' or 'package'; got {self.config.reduction!r}")
         self.output_range = (-1.0, 1.0) if self.config.score_type == "e-c" else (0.0, 1.0)
 
     def _score(self, groundings, generations, batch_size, progress):
@@ -189,6 +190,11 @@ class SummaCConvConfig(SummaCZSConfig):
     n_bins: int = 50
     nli_labels: str = "e"      # "e" or "ec": which probabilities are histogrammed
 
+    def __post_init__(self):   # not SummaC-ZS's checks: the conv model reads neither score_type nor reduction
+        self._check_granularity()
+        if self.nli_labels not in ("e", "ec"):
+            raise ValueError("nli_labels must be 'e' or 'ec'")
+
 
 def histogram_features(mats: list[np.ndarray], i_ent: int, i_con: int | None, n_bins: int,
                        nli_labels: str = "e") -> list[np.ndarray]:
@@ -224,12 +230,6 @@ class SummaCConv(_SummaCBase):
     name = "summac-conv"
     config_cls = SummaCConvConfig
     output_range = (0.0, 1.0)
-
-    def __init__(self, config=None, **overrides):
-        super().__init__(config, **overrides)
-        self._check()
-        if self.config.nli_labels not in ("e", "ec"):
-            raise ValueError("nli_labels must be 'e' or 'ec'")
 
     def tag(self):
         return super().tag() + "-conv"
