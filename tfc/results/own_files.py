@@ -52,6 +52,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tfc.scorers.base import unicode_error
+
 INPUT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 OUTPUT_SUFFIXES = (".parquet", ".csv", ".jsonl")
 CACHE_SPLIT = "rows"
@@ -252,18 +254,23 @@ def check_text(values, col: str) -> list[str]:
     """The cells of text column ``col`` as a list of str; a missing or non-text cell raises, naming its row."""
     out = []
     for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA or v is pd.NaT:
-            raise OwnFileError(f"{_row(i)}: column {col!r} has no value (null/NaN); every cell must be text "
-                               "(an empty string is allowed)")
-        if not isinstance(v, str):
-            raise OwnFileError(f"{_row(i)}: column {col!r} holds {type(v).__name__} {v!r}, not text")
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise OwnFileError(f"{_row(i)}: column {col!r} is not valid Unicode ({exc.reason} at character "
-                               f"{exc.start})") from None
+        problem = _text_problem(v)
+        if problem:
+            raise OwnFileError(f"{_row(i)}: column {col!r} {problem}")
         out.append(v)
     return out
+
+
+def _text_problem(v) -> str | None:
+    """What keeps one cell from being scored as text (the end of :func:`check_text`'s message), or None."""
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA or v is pd.NaT:
+        return "has no value (null/NaN); every cell must be text (an empty string is allowed)"
+    if not isinstance(v, str):
+        return f"holds {type(v).__name__} {v!r}, not text"
+    exc = unicode_error(v)
+    if exc is not None:
+        return f"is not valid Unicode ({exc.reason} at character {exc.start})"
+    return None
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -65,6 +65,9 @@ class AlignScoreConfig(ScorerConfig):
 
 
 class AlignScoreScorer(ModelScorer):
+    """AlignScore: each generated sentence's best alignment over the grounding's chunks, read from one head
+    of a multi-head alignment model (:mod:`tfc.scorers.alignscore_model`), averaged over sentences."""
+
     name = "alignscore"
     config_cls = AlignScoreConfig
     output_range = (0.0, 1.0)

@@ -82,12 +82,20 @@ def validate_inputs(groundings, generations) -> tuple[list[str], list[str]]:
                 raise TypeError(f"{side}[{i}] is None; every item must be a string")
             if not isinstance(x, str):
                 raise TypeError(f"{side}[{i}] is {type(x).__name__}, not str")
-            try:
-                x.encode("utf-8")
-            except UnicodeEncodeError as exc:
+            exc = unicode_error(x)
+            if exc is not None:
                 raise ValueError(f"{side}[{i}] is not valid Unicode ({exc.reason} at position {exc.start}: "
-                                 f"{x[exc.start]!r}); decode your text properly (no lone surrogates)") from None
+                                 f"{x[exc.start]!r}); decode your text properly (no lone surrogates)")
     return g, h
+
+
+def unicode_error(text: str) -> UnicodeEncodeError | None:
+    """The error UTF-8 encoding raises on ``text`` (a lone surrogate), or None when it encodes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc
+    return None
 
 
 _INVISIBLE = ("Cc", "Cf")   # control characters (NUL, ESC, ...) and format characters (zero-width space, ...)

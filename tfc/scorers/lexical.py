@@ -147,6 +147,8 @@ class BleuConfig(ScorerConfig):
 
 
 class Bleu(Scorer):
+    """Sentence BLEU (sacrebleu) of the generated text against the grounding as its one reference."""
+
     name = "bleu4"
     config_cls = BleuConfig
     output_range = (0.0, 1.0)

@@ -106,6 +106,9 @@ def make_engine(checkpoint, revision=None, label_names=None, max_length=None, dt
 
 
 class NLIScorer(ModelScorer):
+    """P(entailment) of an NLI model, the maximum over the grounding's chunks: for the whole generated text
+    (``mode="document"``) or for each generated sentence, reduced by ``aggregation`` (``mode="sentence"``)."""
+
     name = "nli"
     config_cls = NLIConfig
     output_range = (0.0, 1.0)

@@ -79,10 +79,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
-    # the seq2seq QG input ({answer}, {context}); added after caches were committed, so the default stays out
-    # of the signature hash (ADDED). T5_AP_TEMPLATE fits mrm8488/t5-base-finetuned-question-generation-ap
-    # (Q²'s QG); QAGS's own QG data read "{context} [ANS] {answer}" (tfc.scorers.qgqa.QAGS_TEMPLATE).
-    qg_template: str = "answer: {answer}  context: {context}"
+    qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # issue 17 (the scorer protocol). `checkpoint`: the QA model, the same field as `qa_checkpoint` (kept out of
     # the hash, see QGQAConfigMixin). `no_questions`: the policy for responses without a valid question ("zero" |
     # "nli" | legacy "nan"); in the hash except for the legacy "nan". `qg_rules`: the rule-QG version; "v1" (the

@@ -76,10 +76,7 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
-    # the seq2seq QG input ({answer}, {context}); added after caches were committed, so the default stays out
-    # of the signature hash (ADDED). T5_AP_TEMPLATE fits mrm8488/t5-base-finetuned-question-generation-ap
-    # (Q²'s QG); QAGS's own QG data read "{context} [ANS] {answer}" (tfc.scorers.qgqa.QAGS_TEMPLATE).
-    qg_template: str = "answer: {answer}  context: {context}"
+    qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # issue 17 (the scorer protocol): `checkpoint` = the QA model (same field as `qa_checkpoint`, out of the
     # hash); `no_questions` ("zero" | "nli" | legacy "nan", in the hash except "nan"); `nli_checkpoint` and
     # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v1" default, out of the hash).

@@ -868,6 +868,11 @@ class QGQAConfigMixin:
     The old numeric fields stay for those sidecars: ``None`` there means ``"nan"``; 0.0 (their new
     default) goes with ``"zero"`` and ``"nli"``. The rows a policy filled are counted in the aux columns
     (``aux_n_valid`` / ``aux_n_questions`` = 0), so coverage is still known.
+
+    **qg_template.** The seq2seq QG input (``{answer}``, ``{context}``); added after caches were committed, so
+    its default stays out of the signature hash (``ADDED``). :data:`T5_AP_TEMPLATE` fits
+    mrm8488/t5-base-finetuned-question-generation-ap (Q²'s QG); QAGS's own QG data read
+    ``"{context} [ANS] {answer}"`` (:data:`QAGS_TEMPLATE`).
     """
 
     _NO_Q_FIELD: str = ""        # the legacy numeric field ("no_valid_score" / "no_question_score")

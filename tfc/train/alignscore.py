@@ -6,12 +6,14 @@ re-exported here for the training recipes and their tests.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 
 from tfc.scorers.alignscore_model import (HEADS, SPLITS, AlignScoreModel, aggregate_max_mean,  # noqa: F401
                                           aggregate_soft_lcs, build_units, chunk_sentences,
                                           load_alignscore_model, resolve_checkpoint)
-from tfc.train.core import TASKS, TrainConfig, TrainResult, train
+from tfc.train.core import TASKS, TrainConfig, TrainResult, recipe_config, train_on_mix
 
 DEFAULT_NAME = "alignscore-minilm"
 
@@ -21,18 +23,14 @@ DEFAULT_NAME = "alignscore-minilm"
 
 def default_config(**overrides) -> TrainConfig:
     """The AlignScore training configuration (three heads, task-mixed sampling)."""
-    base = dict(name=DEFAULT_NAME, tasks=TASKS, max_length=256, batch_size=16, lr=5e-5,
-                loss_weights={"3way": 1.0, "bin": 1.0, "reg": 1.0}, eval_rows=500)
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return TrainConfig(**base)
+    return recipe_config(dict(name=DEFAULT_NAME, tasks=TASKS, max_length=256, batch_size=16, lr=5e-5,
+                              loss_weights={"3way": 1.0, "bin": 1.0, "reg": 1.0}, eval_rows=500), overrides)
 
 
 def train_alignscore(df: pd.DataFrame | None = None, cfg: TrainConfig | None = None, out_dir=None,
                      mix_report: dict | None = None, **mix_kwargs) -> TrainResult:
     """Train the three-head alignment model. ``df=None`` builds the full mix (:func:`tfc.train.mix.build_mix`)."""
-    cfg = cfg or default_config()
-    if df is None:
-        from tfc.train.mix import build_mix
+    from tfc.train.mix import build_mix
 
-        df, mix_report = build_mix(kind="alignscore", seed=cfg.seed, **mix_kwargs)
-    return train(df, cfg, out_dir=out_dir, mix_report=mix_report)
+    return train_on_mix(df, cfg or default_config(), out_dir, mix_report, partial(build_mix, kind="alignscore"),
+                        **mix_kwargs)

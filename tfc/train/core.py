@@ -576,6 +576,20 @@ class PairObjective:
         write_model_card(target, summary)
 
 
+# ---- the recipes' two steps ------------------------------------------------------------------------
+
+def recipe_config(defaults: dict, overrides: dict) -> TrainConfig:
+    """A recipe's :class:`TrainConfig`: its ``defaults`` with the caller's ``overrides`` (None keeps the default)."""
+    return TrainConfig(**{**defaults, **{k: v for k, v in overrides.items() if v is not None}})
+
+
+def train_on_mix(df, cfg: TrainConfig, out_dir, mix_report, build, **mix_kwargs) -> TrainResult:
+    """:func:`train` on ``df``; ``df=None`` first builds the recipe's mix, ``build(seed=cfg.seed, **mix_kwargs)``."""
+    if df is None:
+        df, mix_report = build(seed=cfg.seed, **mix_kwargs)
+    return train(df, cfg, out_dir=out_dir, mix_report=mix_report)
+
+
 # ---- the loop -------------------------------------------------------------------------------------
 
 def train(df: pd.DataFrame, cfg: TrainConfig, out_dir=None, mix_report: dict | None = None,

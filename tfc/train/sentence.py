@@ -14,26 +14,22 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tfc.train.core import TrainConfig, TrainResult, train
+from tfc.train.core import TrainConfig, TrainResult, recipe_config, train_on_mix
 
 DEFAULT_NAME = "sent-minilm"
 
 
 def default_config(**overrides) -> TrainConfig:
-    base = dict(name=DEFAULT_NAME, tasks=("3way", "bin", "reg"), max_length=128, batch_size=32, lr=6e-5,
-                warmup_ratio=0.06, epochs=None, max_steps=2100, dtype="fp32", num_threads=2, length_pool=16, eval_rows=500,
-                checkpoint_every=100, eval_every=1000, log_every=25, seed=2022,
-                loss_weights={"3way": 1.0, "bin": 1.0, "reg": 1.0, "soft": 1.0})
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    return TrainConfig(**base)
+    return recipe_config(dict(name=DEFAULT_NAME, tasks=("3way", "bin", "reg"), max_length=128, batch_size=32,
+                              lr=6e-5, warmup_ratio=0.06, epochs=None, max_steps=2100, dtype="fp32", num_threads=2,
+                              length_pool=16, eval_rows=500, checkpoint_every=100, eval_every=1000, log_every=25,
+                              seed=2022, loss_weights={"3way": 1.0, "bin": 1.0, "reg": 1.0, "soft": 1.0}),
+                         overrides)
 
 
 def train_sentence(df: pd.DataFrame | None = None, cfg: TrainConfig | None = None, out_dir=None,
                    mix_report: dict | None = None, **mix_kwargs) -> TrainResult:
     """Train the model; ``df=None`` builds the sentence mix."""
-    cfg = cfg or default_config()
-    if df is None:
-        from tfc.train.mix import build_sentence_mix
+    from tfc.train.mix import build_sentence_mix
 
-        df, mix_report = build_sentence_mix(seed=cfg.seed, **mix_kwargs)
-    return train(df, cfg, out_dir=out_dir, mix_report=mix_report)
+    return train_on_mix(df, cfg or default_config(), out_dir, mix_report, build_sentence_mix, **mix_kwargs)
