@@ -32,7 +32,7 @@ def test_notebook_is_clean(path, tmp_path):
     nb = nbformat.read(to_ipynb(path, tmp_path / (path.stem + ".ipynb")), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     for c in code:
-        assert not c.get("outputs"), f"{path.name}: committed notebook holds outputs (run nbstripout)"
+        assert not c.get("outputs"), f"{path.name}: a chapter source holds outputs"
         assert c.get("execution_count") is None, f"{path.name}: execution counts not stripped"
     assert code[0].source.strip().splitlines()[0] == "%matplotlib inline", f"{path.name}: first line must be %matplotlib inline"
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
