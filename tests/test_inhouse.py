@@ -150,7 +150,7 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
     assert got == pytest.approx(want)
     spl = I.split_ablation(tiny3, ["toya", "toyb"], sample=None)
     assert set(spl["split"]) == set(I.SPLIT_MODES)
-    assert "mean (2 sets)" in set(spl["dataset"])
+    assert "mean (2 sets)" in set(spl["dataset"]) and spl.attrs["n_sets"] == 2
     doc = spl[(spl["split"] == "document") & (spl["dataset"] != "mean (2 sets)")]
     assert doc["pairs"].tolist() == [3, 3]          # one pair per example in document mode
 

@@ -473,7 +473,8 @@ SPLIT_MODES = ("chunk", "document", "smart-n", "smart-l")
 def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABLATION_SAMPLE,
                    seed=ABLATION_SEED) -> pd.DataFrame:
     """AUC (x100) per splitting mode on the fixed stratified sample, from the cache only:
-    ``dataset, split, auc, n_scored, pairs``; plus the mean over the datasets every mode covers."""
+    ``dataset, split, auc, n_scored, pairs``; plus the mean over the datasets every mode covers (a row
+    ``mean (<n> sets)``, with ``n`` also in ``attrs["n_sets"]``)."""
     from tfc import scorers
     from tfc.cache import ScoreCache
     from tfc.meta import roc_auc
@@ -502,6 +503,7 @@ def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABL
         m = df[df["dataset"].isin(common)].groupby("split", as_index=False).agg(
             auc=("auc", "mean"), n_scored=("n_scored", "sum"), pairs=("pairs", "sum"))
         df = pd.concat([df, m.assign(dataset=f"mean ({len(common)} sets)")], ignore_index=True)
+        df.attrs["n_sets"] = len(common)
     return df
 
 
