@@ -3,7 +3,7 @@ turn-level correlations with human ratings."""
 import numpy as np
 import pytest
 
-from tfc.scorers.qgqa_tables import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
+from tfc.book.chapters.qgqa import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
 
 N = 40
 
