@@ -224,3 +224,18 @@ def test_true_sets_are_checked_against_label_vector():
         check_true_labels(bad, "qags_xsum")
     with pytest.raises(D.DataError, match="not TRUE rows"):
         check_true_labels(bad.assign(id="qags_xsum/dev/999999"), "qags_xsum")
+
+
+def test_a_late_evaluation_set_is_not_a_leakage_target(monkeypatch):
+    # topicalchat_usr came after the training mixes were filtered; as a target it would change them
+    from tfc.data import leakage
+
+    assert D.info("topicalchat_usr").leakage_target is False and D.info("q2").leakage_target is True
+    loaded = []
+    monkeypatch.setattr(D, "load", lambda n, **kw: loaded.append(n) or _empty())
+    leakage.eval_texts()
+    assert "q2" in loaded and "topicalchat_usr" not in loaded
+
+
+def _empty():
+    return pd.DataFrame({"grounding": [], "generated": []})

@@ -385,6 +385,10 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
     assert list(df["outcome"][6:10]) == ["empty score"] * 4
     assert set(df["outcome"][10:]) == {"scored"}
     assert df["detail"][10] == "0.4000 in [0, 1]"        # "cat" vs "the cat sat on the mat.": P=1, R=1/4
+    monkeypatch.delenv("TFC_BENCH_DIR", raising=False)      # the default is the repository's benchmarks/results
+    from tfc.config import REPO_ROOT
+
+    assert bench.results_dir() == REPO_ROOT / "benchmarks" / "results" and bench.load("bench_peers") is not None
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
     assert bench.load("bench_peers") is None and len(bench.peer_table()) == 0
     (tmp_path / "bench_peers.json").write_text(json.dumps({"results": [

@@ -81,8 +81,10 @@ _INDEX_MEMO: dict[tuple, EvalIndex] = {}
 
 
 def eval_texts(eval_sets: list[str] | None = None) -> list[str]:
-    """Groundings and generated texts of every evaluation set with text (all splits)."""
-    names = eval_sets or [n for n in D.names(role="eval") if D.status(n) in ("text", "approximate")]
+    """Groundings and generated texts of every evaluation set with text (all splits) that is a leakage target
+    (``DatasetSpec.leakage_target``)."""
+    names = eval_sets or [n for n in D.names(role="eval")
+                          if D.status(n) in ("text", "approximate") and D.info(n).leakage_target]
     texts = []
     for n in names:
         if D.info(n).role != "eval":

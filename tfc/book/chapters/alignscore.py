@@ -76,6 +76,12 @@ def vs_paper_wide(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLU
 BAR_MEAN, BAR_PAWS = 75.0, 70.0     # the in-house models issue's bar (mean over the nine full sets; PAWS)
 
 
+def auc_text(full: pd.DataFrame, model: str, dataset: str) -> str:
+    """One cell of :func:`full_set_aucs`' frame as prose text ("75.9"), "n/a" when that model has no AUC
+    on that set (e.g. a smoke run without its cache)."""
+    hit = full[(full["model"] == model) & (full["dataset"] == dataset)]["auc"].dropna()
+    return f"{hit.iloc[0]:.1f}" if len(hit) else "n/a"
+
 def bar_table(full: pd.DataFrame, sig: pd.DataFrame, models, n_sets: int,
               baselines=("ROUGE-L", "BERTScore-P (MiniLM)")) -> pd.DataFrame:
     """Per in-house model: its mean AUC over the full sets, PAWS, the paired-bootstrap interval of its mean

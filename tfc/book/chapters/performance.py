@@ -18,7 +18,9 @@ import pandas as pd
 
 def results_dir() -> Path:
     env = os.environ.get("TFC_BENCH_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    from tfc.config import REPO_ROOT
+
+    return Path(env) if env else REPO_ROOT / "benchmarks" / "results"
 
 
 def load(name: str) -> dict | None:
