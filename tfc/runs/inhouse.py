@@ -590,20 +590,25 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "summac_balanced_accuracy", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "SENT_CHECKPOINT", "SENT_MODELS", "SENT_BASELINES",
            "named_scorers", "full_set_aucs", "drift_table", "TRIED", "SENT_LABEL", "SENT_V3", "SENT_V4",
-           "SENT_VARIANTS", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
+           "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT"]
 
 
 # --------------------------------------------------------------------------------------------------
 # the sentence-level model (tfc/sent-minilm-v2) on the full sets, beside the cheap baselines
 
-SENT_MODELS = {SENT_LABEL: ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"})}
-SENT_FAST = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"})   # drift-checked, not the preset
-SENT_FAST_PC = ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic-pc"})
-SENT_V1_MODELS = {"sent-minilm (v1, int8)": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "int8-dynamic"})}
+def sent_reading(checkpoint: str, dtype: str = "float32") -> tuple:
+    """The SummaC-ZS reading of a sentence model, as a ``(scorer, config)`` spec."""
+    return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype})
+
+
+SENT_MODELS = {SENT_LABEL: sent_reading(SENT_CHECKPOINT)}
+SENT_FAST = sent_reading(SENT_CHECKPOINT, "int8-dynamic")   # drift-checked, not the preset
+SENT_FAST_PC = sent_reading(SENT_CHECKPOINT, "int8-dynamic-pc")
+SENT_V1_MODELS = {"sent-minilm (v1, int8)": sent_reading(SENT_V1, "int8-dynamic")}
 # the later training variants, read from their committed caches beside the shipped model (weights not shipped)
-SENT_VARIANTS = {SENT_V3[4:]: ("summac-zs", {"checkpoint": SENT_V3, "dtype": "float32"}),
-                 SENT_V4[4:]: ("summac-zs", {"checkpoint": SENT_V4, "dtype": "float32"})}
+SENT_VARIANTS = {SENT_V3[4:]: sent_reading(SENT_V3), SENT_V4[4:]: sent_reading(SENT_V4)}
+
 
 def contrast_counts(checkpoint: str = SENT_V1) -> dict:
     """Word-order contrast rows of a sentence model's mix, from its training record: ``near_identical_negative``
@@ -718,23 +723,23 @@ TRIED = (
      "scorer": ("alignscore", {"checkpoint": "tfc/alignscore-minilm"}),
      "data": "3-way + binary + regression sources, perturbation-only synthetic pairs, 256 tokens, fp32"},
     {"variant": "sent-minilm (v1), SummaC-ZS reading (int8 dynamic)", "checkpoint": SENT_V1,
-     "scorer": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "int8-dynamic"}),
+     "scorer": sent_reading(SENT_V1, "int8-dynamic"),
      "data": "sentence mix v1: human-labelled sentence pairs, word-order contrast, leave-one-out passages, "
              "WeCheck ANLI teacher targets; 128 tokens, fp32, 2100 steps from MiniLM"},
     {"variant": "sent-minilm (v1), SummaC-ZS reading (fp32, 60-row samples)", "checkpoint": SENT_V1,
-     "scorer": ("summac-zs", {"checkpoint": SENT_V1, "dtype": "float32"}),
+     "scorer": sent_reading(SENT_V1),
      "data": "as above, unquantised inference"},
     {"variant": "sent-minilm-v2, SummaC-ZS reading (fp32)", "checkpoint": SENT_CHECKPOINT,
-     "scorer": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}),
+     "scorer": sent_reading(SENT_CHECKPOINT),
      "data": "sentence mix v2 (v1 + identical-sentence and PTB-form copies, PP-deletion compressions); "
              "continued from v1's weights, v1's dev rows held out; 128 tokens, fp32"},
     {"variant": "sent-minilm-v3, SummaC-ZS reading (fp32)", "checkpoint": SENT_V3,
-     "scorer": ("summac-zs", {"checkpoint": SENT_V3, "dtype": "float32"}),
+     "scorer": sent_reading(SENT_V3),
      "data": "sentence mix v3: the six human-labelled 3-way sources alone (VitaminC real, SNLI, TaxiNLI, "
              "MNLI-hard, SICK, ANLI), no generated pairs, no teacher; 3-way head only, from MiniLM, one pass, "
              "128 tokens, fp32"},
     {"variant": "sent-minilm-v4, SummaC-ZS reading (fp32)", "checkpoint": SENT_V4,
-     "scorer": ("summac-zs", {"checkpoint": SENT_V4, "dtype": "float32"}),
+     "scorer": sent_reading(SENT_V4),
      "data": "sentence mix v4: v3's rows + word-order contrast (v2's rules with copies and compressions, plus "
              "PAWS-style modifier / noun swaps and reordered lists), no passages, no teacher; continued from v3, "
              "v3's dev rows held out; 128 tokens, fp32"},
@@ -799,10 +804,9 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
     out = {"release": {"scheme": meta["scheme"], "bytes": meta["bytes"], "source_identity": meta["source_identity"],
                        "materialized_identity": meta["materialized_identity"],
                        "max_abs_prob_diff_on_check_pairs": round(float(np.abs(src_probs - np.array(meta["check_probs"])).max()), 6)}}
-    sc = named_scorers({"source": ("summac-zs", {"checkpoint": source, "dtype": "float32"}),
-                        "release": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "float32"}),
-                        "int8": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic"}),
-                        "int8pc": ("summac-zs", {"checkpoint": f"tfc/{name}", "dtype": "int8-dynamic-pc"})})
+    sc = named_scorers({"source": sent_reading(source), "release": sent_reading(f"tfc/{name}"),
+                        "int8": sent_reading(f"tfc/{name}", "int8-dynamic"),
+                        "int8pc": sent_reading(f"tfc/{name}", "int8-dynamic-pc")})
     if {"source", "release"} <= set(sc):
         d = drift_table(sc["source"], sc["release"], datasets)
         out["drift_release_vs_source"] = d.round(4).to_dict("records")

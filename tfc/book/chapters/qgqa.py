@@ -96,6 +96,18 @@ def _lexical(scorer, dataset: str) -> pd.DataFrame:
                          "score": scorer.score(df["grounding"], df["generated"], progress=False)})
 
 
+def overlap_baselines(dataset: str) -> dict:
+    """The two overlap baselines of Q² Tables 3, 4 and 6 on ``dataset`` (response vs knowledge): token F1
+    (``overlap_f1_rk``) and BLEU × 100 with exp smoothing (``bleu``), each as ``(scores, signature)`` in
+    data order."""
+    from tfc import scorers
+
+    out = {}
+    for column, sc, scale in (("overlap_f1_rk", scorers.get("f1"), 1.0), ("bleu", scorers.get("bleu4", **_EXP), 100.0)):
+        out[column] = (scale * _lexical(sc, dataset)["score"].to_numpy(float), sc.signature)
+    return out
+
+
 def qags_table1(qags_scorer, cache_only: bool = True) -> pd.DataFrame:
     """Long form: ``row`` (dataset), ``column`` (metric id as in QAGS-T1), ``value`` (Pearson r × 100),
     ``p_value``, ``n``, ``signature``. QAGS rows without a question (NaN) are left out (``n`` says how many
@@ -206,17 +218,13 @@ def q2_table2(q2_scorer, dataset: str = "q2_paper") -> pd.DataFrame:
 
 def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
     """Overlap (token F1 of response vs knowledge) and BLEU (× 100) means per subset (computed, cheap)."""
-    from tfc import data, scorers
+    from tfc import data
 
-    df = data.load(dataset)
-    f1 = scorers.get("f1")
-    bleu = scorers.get("bleu4", **_EXP)
-    df = df.assign(f1=f1.score(df["grounding"], df["generated"], progress=False),
-                   bleu=100 * bleu.score(df["grounding"], df["generated"], progress=False))
+    split = data.load(dataset)["split"]
     rows = []
-    for sp, g in df.groupby("split", sort=False):
-        rows.append({"row": sp, "column": "overlap_f1_rk", "value": g["f1"].mean(), "signature": f1.signature})
-        rows.append({"row": sp, "column": "bleu", "value": g["bleu"].mean(), "signature": bleu.signature})
+    for column, (scores, sig) in overlap_baselines(dataset).items():
+        means = pd.Series(scores).groupby(split.to_numpy(), sort=False).mean()
+        rows += [{"row": sp, "column": column, "value": v, "signature": sig} for sp, v in means.items()]
     return pd.DataFrame(rows)
 
 
@@ -261,7 +269,7 @@ def q2_t4_contexts(q2_scorer, dataset: str = "q2") -> pd.DataFrame:
 
     One row per qualifying context: ``good_*``/``bad_*`` hold the Q² F1 score (``aux_f1_only``), the
     overlap F1 and the BLEU × 100 of its consistent and its inconsistent response."""
-    from tfc import data, scorers
+    from tfc import data
 
     df = data.load(dataset)
     meta = pd.DataFrame(list(df["meta"]))
@@ -273,10 +281,8 @@ def q2_t4_contexts(q2_scorer, dataset: str = "q2") -> pd.DataFrame:
     got = cached(q2_scorer, dataset).set_index("id").reindex(df["id"])
     if "aux_f1_only" not in got:
         raise ValueError(f"{q2_scorer.signature}: the cache of {dataset} has no aux_f1_only column")
-    f1 = scorers.get("f1").score(df["grounding"], df["generated"], progress=False)
-    bleu = 100 * scorers.get("bleu4", **_EXP).score(df["grounding"], df["generated"], progress=False)
-    per = {"q2_f1": got["aux_f1_only"].to_numpy(float), "overlap_f1_rk": np.asarray(f1, float),
-           "bleu": np.asarray(bleu, float)}
+    base = overlap_baselines(dataset)
+    per = {"q2_f1": got["aux_f1_only"].to_numpy(float), **{m: v for m, (v, _) in base.items()}}
     lab = df["label"].to_numpy().reshape(-1, 2)
     valid = covered(got.reset_index()).to_numpy().reshape(-1, 2)
     mixed = lab[:, 0] != lab[:, 1]
@@ -288,7 +294,8 @@ def q2_t4_contexts(q2_scorer, dataset: str = "q2") -> pd.DataFrame:
         v2 = v.reshape(-1, 2)
         out[f"good_{name}"] = v2[rows, good[rows]]
         out[f"bad_{name}"] = v2[rows, 1 - good[rows]]
-    out.attrs.update(mixed=int(mixed.sum()), contexts=int(len(lab)))
+    out.attrs.update(mixed=int(mixed.sum()), contexts=int(len(lab)),
+                     signatures={"q2_f1": q2_scorer.signature, **{m: sig for m, (_, sig) in base.items()}})
     return out
 
 
@@ -346,10 +353,7 @@ def q2_table4(q2_scorer, dataset: str = "q2", n_boot: int = 1000, n_draw: int = 
     metrics = ("q2_f1", "overlap_f1_rk", "bleu")
     rho = system_corr_bootstrap({m: (ctx[f"good_{m}"].to_numpy(), ctx[f"bad_{m}"].to_numpy()) for m in metrics},
                                 levels=levels, n_boot=n_boot, n_draw=n_draw, seed=seed)
-    sig = {"q2_f1": q2_scorer.signature}
-    from tfc import scorers
-
-    sig.update(overlap_f1_rk=scorers.get("f1").signature, bleu=scorers.get("bleu4", **_EXP).signature)
+    sig = ctx.attrs["signatures"]
     rows = []
     for m in metrics:
         for stat, v in (("system_corr_mean", rho[m].mean()), ("system_corr_ci95_lower", np.percentile(rho[m], 2.5)),
@@ -357,7 +361,6 @@ def q2_table4(q2_scorer, dataset: str = "q2", n_boot: int = 1000, n_draw: int = 
             rows.append({"row": stat, "column": m, "value": float(v), "signature": sig[m],
                          "contexts": len(ctx), "mixed_contexts": ctx.attrs["mixed"]})
     return pd.DataFrame(rows)
-
 
 
 def usr_correlations(human, score, covered=None) -> dict:
@@ -385,7 +388,7 @@ def q2_table6(q2_scorer, dataset: str = "topicalchat_usr") -> pd.DataFrame:
     (``topicalchat_usr``), Q² F1 (``aux_f1_only``) on the responses with a valid question and 0-filled, and
     our overlap F1 and BLEU beside it (not in the paper's table). Q² rows need its committed cache: none
     without one. Long form: row ``topicalchat_uses_knowledge_<stat>``, column, value, p_value, n, signature."""
-    from tfc import data, scorers
+    from tfc import data
 
     df = data.load(dataset)
     got = cached(q2_scorer, dataset)
@@ -401,9 +404,8 @@ def q2_table6(q2_scorer, dataset: str = "topicalchat_usr") -> pd.DataFrame:
         res = usr_correlations(df["human_score"], got["aux_f1_only"].fillna(0.0), covered(got))
         add("q2_f1", res, "covered", q2_scorer.signature)
         add("q2_f1_zero_filled", res, "zero_filled", q2_scorer.signature)
-    for column, sc in (("overlap_f1_rk", scorers.get("f1")), ("bleu", scorers.get("bleu4", **_EXP))):
-        res = usr_correlations(df["human_score"], sc.score(df["grounding"], df["generated"], progress=False))
-        add(column, res, "covered", sc.signature)
+    for column, (scores, sig) in overlap_baselines(dataset).items():
+        add(column, usr_correlations(df["human_score"], scores), "covered", sig)
     return pd.DataFrame(rows)
 
 # --------------------------------------------------------------------------------------------------
