@@ -462,8 +462,8 @@ def _sidecars():
 
 
 def test_committed_cache_signatures_are_unchanged():
-    """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under (the protocol's new
-    fields -- checkpoint, no_questions, qg_rules, QAGS's nli_* -- leave the old configurations' hashes alone)."""
+    """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under, under the "zero"
+    no-question policy, and holds no NaN score (the legacy "nan"-policy caches were converted and removed)."""
     import tfc.scorers as S
     from tfc.runs import qgqa as R
 
@@ -473,11 +473,13 @@ def test_committed_cache_signatures_are_unchanged():
         meta = json.loads(p.read_text())
         s = S.from_config(meta["scorer"], meta["config"])
         assert s.signature == meta["signature"] == p.parts[-3], p
-        assert s.config.no_questions == "nan" and s.config.qg_rules == "v1"
-    # the chapters' run configurations still point at them
+        assert s.config.no_questions == "zero" and s.config.qg_rules == "v1"
+        scores = pd.read_parquet(p.with_suffix(".parquet"))["score"]
+        assert not scores.isna().any(), p
+    # the chapters' run configurations point at them; the legacy configuration is a different signature
     sigs = {p.parts[-3] for p in cars}
     assert R.scorer_for("q2").signature in sigs and R.scorer_for("qags").signature in sigs
-    assert S.get("q2").signature not in sigs   # the protocol default (no_questions="zero") is a new configuration
+    assert R.scorer_for("q2", **R.LEGACY_POLICY).signature not in sigs
 
 
 # ---------------------------------------------------------------------------------------------- rule QG version 2

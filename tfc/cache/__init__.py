@@ -276,6 +276,36 @@ class ScoreCache:
         return out.loc[ids].reset_index()
 
 
+def derive(src: ScoreCache, dst: ScoreCache, transform, scorer_meta: dict, note: str) -> dict:
+    """Write the cache ``dst`` from the rows of ``src`` passed through ``transform`` (frame -> frame), with no
+    model run, and record the derivation in ``dst``'s sidecar (``derived_from``: source signature and note).
+
+    For a configuration change that provably touches only some rows' scores (for example a policy for texts
+    with no question to ask); the caller's ``transform`` checks that. The rows (ids and input hashes) must be
+    unchanged, and ``dst`` must not exist yet: a derivation never overwrites or mixes with computed rows.
+    ``dst`` keeps the source's wall time, device and dtype (what the scores cost to compute)."""
+    if dst.exists():
+        raise FileExistsError(f"{dst.parquet} already exists; a derived cache is written only once")
+    df = src.read(check=True).sort_values("id").reset_index(drop=True)
+    out = transform(df.copy())
+    if list(out["id"]) != list(df["id"]) or list(out["input_sha"]) != list(df["input_sha"]):
+        raise ValueError("transform changed the cached rows (ids or input hashes); only scores may change")
+    old = src.read_sidecar() or {}
+    dst._lock()
+    try:
+        dst.write_part(out)
+        meta = dst.compact(scorer_meta, float(old.get("wall_seconds") or 0.0), device=old.get("device"),
+                           dtype=old.get("dtype"))
+        meta["derived_from"] = {"signature": src.signature, "note": note,
+                                "source_updated": old.get("updated")}
+        tmp = dst.sidecar.with_name(dst.sidecar.name + f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(meta, indent=1, default=str))
+        os.replace(tmp, dst.sidecar)
+    finally:
+        dst._unlock()
+    return meta
+
+
 def _split_for(root: Path, signature: str, dataset: str, split: str | None) -> str:
     if split is not None:
         return split

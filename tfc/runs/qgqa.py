@@ -21,20 +21,20 @@ import pandas as pd
 
 QA_CHECKPOINT = "tfc/qa-minilm"
 NLI_CHECKPOINT = "tfc/nli-minilm"
-# The committed caches (before issue 17's protocol) left rows without a question as NaN: their
-# configuration is pinned here (no_questions="nan", rule QG v1) so that the chapters keep reading them under
-# their signatures. The scorers' own default is no_questions="zero" (never NaN); a rerun of the full sets
-# should drop COMMITTED_POLICY (and may pick qg_rules="v2"), which gives new signatures and new caches.
-COMMITTED_POLICY = {"no_questions": "nan"}
-Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384,
-              **COMMITTED_POLICY}
-QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512, **COMMITTED_POLICY}
+# The runs use the scorers' own no_questions policy, "zero" (the Q² paper's choice; never NaN). The caches
+# computed before issue 17's protocol used the legacy "nan" policy (LEGACY_POLICY): their rows without a
+# question were NaN. They were converted once by derive_zero_policy (no model run: the policy touches only
+# rows with no question, which the conversion checks row by row), and the NaN caches were removed.
+LEGACY_POLICY = {"no_questions": "nan"}
+Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
+QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
+QUESTION_COLUMN = {"q2": "aux_n_valid", "qags": "aux_n_questions"}
 DIALFACT_SAMPLE = 600
 OTHER_SAMPLE = 150
 
 PLAN = (
     [{"scorer": "q2", "dataset": d} for d in ("q2", "q2_paper", "begin")]
-    + [{"scorer": "q2", "dataset": "topicalchat_usr", "overrides": {"no_questions": "zero"}}]   # Q² Table 6, never NaN
+    + [{"scorer": "q2", "dataset": "topicalchat_usr"}]   # Q² Table 6
     + [{"scorer": "qags", "dataset": "qags_xsum"}, {"scorer": "qags", "dataset": "qags_cnndm", "sample": 120}]
     + [{"scorer": "q2", "dataset": "dialfact", "sample": DIALFACT_SAMPLE}]
     + [{"scorer": "q2", "dataset": d, "sample": OTHER_SAMPLE} for d in ("paws", "mnbm", "qags_xsum", "frank",
@@ -48,6 +48,43 @@ def scorer_for(name: str, **overrides):
 
     base = {"q2": Q2_DEFAULT, "qags": QAGS_DEFAULT}[name]
     return scorers.get(name, **{**base, **overrides})
+
+
+def zero_policy_frame(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A legacy ("nan" policy) cache frame under the "zero" policy: NaN -> 0. Refuses a NaN on a row that had a
+    question (then the NaN has another cause, and the policy would not explain it)."""
+    col = QUESTION_COLUMN[name]
+    if col not in df:
+        raise ValueError(f"{name} cache has no {col} column; cannot tell rows without a question")
+    nan = df["score"].isna().to_numpy()
+    had = df[col].fillna(0).to_numpy() > 0
+    if (nan & had).any():
+        raise ValueError(f"{int((nan & had).sum())} NaN score(s) on rows with questions: not a no-question policy effect")
+    df["score"] = np.where(nan, 0.0, df["score"].to_numpy(float))
+    return df
+
+
+def derive_zero_policy(name: str, root=None) -> list[dict]:
+    """Convert every legacy "nan"-policy cache of ``name`` (q2 / qags, the run defaults) to the "zero" policy's
+    signature with :func:`tfc.cache.derive`; returns one entry per (dataset, split). Existing targets are
+    skipped."""
+    from tfc import cache, config
+
+    root = config.cache_dir() if root is None else root
+    src_sc, dst_sc = scorer_for(name, **LEGACY_POLICY), scorer_for(name)
+    out = []
+    for parquet in sorted((root / src_sc.signature).glob("*/*.parquet")):
+        dataset, split = parquet.parent.name, parquet.stem
+        src = cache.ScoreCache(src_sc.signature, dataset, split, root=root)
+        dst = cache.ScoreCache(dst_sc.signature, dataset, split, root=root)
+        if dst.exists():
+            continue
+        n_nan = int(src.read()["score"].isna().sum())
+        cache.derive(src, dst, lambda df: zero_policy_frame(df, name), dst_sc.describe(),
+                     f"no_questions 'nan' -> 'zero': {n_nan} row(s) without a question set to 0, no model run")
+        out.append({"dataset": dataset, "split": split, "from": src_sc.signature, "to": dst_sc.signature,
+                    "rows_set_to_zero": n_nan})
+    return out
 
 
 def coverage_auc(labels, scores, covered=None) -> dict:
