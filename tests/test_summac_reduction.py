@@ -43,3 +43,28 @@ def test_default_keeps_committed_signatures_and_package_changes_it():
 def test_bad_reduction():
     with pytest.raises(ValueError, match="reduction"):
         S.get("summac-zs", reduction="mean")
+
+
+def test_min_over_generated_units_by_hand():
+    # per generated unit (cell): 0.8 and 0.5 -> min 0.5 ; package: 0.1 and -0.1 -> min -0.1 ; "e": 0.9, 0.5 -> 0.5
+    assert reduce_zs(_m(), 0, 2, "cell", "min") == pytest.approx(0.5)
+    assert reduce_zs(_m(), 0, 2, "package", "min") == pytest.approx(-0.1)
+    assert reduce_zs(_m(), 0, None, "cell", "min") == pytest.approx(0.5)
+
+
+def test_generated_reduction_default_keeps_signatures():
+    a = S.get("summac-zs")
+    assert "generated_reduction" not in a.config.signature_fields()
+    assert S.get("summac-zs", generated_reduction="min").signature != a.signature
+    with pytest.raises(ValueError, match="generated_reduction"):
+        S.get("summac-zs", generated_reduction="median")
+
+
+def test_window12_units_are_sentences_and_adjacent_pairs():
+    from tfc.scorers.summac import _units
+
+    units = _units(["One is here. Two is there. Three is gone.", "Only one."], "window12", "rule")
+    assert units[0] == ["One is here.", "Two is there.", "Three is gone.",
+                        "One is here. Two is there.", "Two is there. Three is gone."]
+    assert units[1] == ["Only one."]
+    assert S.get("summac-zs", grounding_granularity="window12").config.grounding_granularity == "window12"

@@ -203,7 +203,40 @@ def reproduce_cmd(ctx, device, threads, skip_training):
     ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 
 
-COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, reproduce_cmd)
+@click.command("aggregation")
+@click.argument("checkpoint")
+@click.option("--rows", type=int, default=None, help="rows per dev set, stratified (default: tfc.runs.aggregation.DEV_ROWS)")
+@click.option("--seed", type=int, default=None)
+@click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--record/--no-record", default=True, show_default=True,
+              help="write the sweep to the model's card and committed record (tfc/<name> only)")
+def aggregation_cmd(checkpoint, rows, seed, threads, record):
+    """Choose a sentence model's SummaC-ZS reading on training-side dev data (BEGIN v1 test, leave-one-out
+    ANLI passages; never TRUE): every reading of tfc.runs.aggregation.AGGREGATIONS, AUC per dev set."""
+    from tfc.runs import aggregation as A
+
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+    res = A.run(checkpoint, n=rows or A.DEV_ROWS, seed=A.DEV_SEED if seed is None else seed)
+    table = pd_table(res["table"])
+    click.echo(table.to_string())
+    click.echo(f"chosen: {res['chosen']} ({json.dumps(res['chosen_overrides'])})")
+    if record:
+        if not checkpoint.startswith("tfc/"):
+            raise click.ClickException("--record needs an in-house checkpoint (tfc/<name>); use --no-record")
+        A.record(checkpoint, res)
+
+
+def pd_table(records):
+    import pandas as pd
+
+    return pd.DataFrame(records).pivot(index="reading", columns="dev set", values="auc").round(1)
+
+
+COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, reproduce_cmd,
+            aggregation_cmd)
 
 
 def register(group: click.Group) -> click.Group:

@@ -16,7 +16,8 @@ sorted by length and batched across examples, with the attention mask.
   summac-conv`` on a validation split (binary cross-entropy) and saved under the artifacts dir.
 
 Granularities (as in the original): grounding ``sentence | 2sents | paragraph | document``,
-generated ``sentence | 2sents | document``. Any unit longer than the model's budget is chunked at
+generated ``sentence | 2sents | document``; ``window12`` (grounding only, added for the in-house models issue)
+reads every sentence and every pair of adjacent sentences, so a fact split over two sentences can be found. Any unit longer than the model's budget is chunked at
 sentence/token boundaries (never truncated; the original truncates), see :mod:`tfc.text.chunking`.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 from tfc import models
 from tfc.scorers.base import ModelScorer, ScorerConfig
 
-G_GRAN = ("sentence", "2sents", "paragraph", "document")
+G_GRAN = ("sentence", "2sents", "window12", "paragraph", "document")
 H_GRAN = ("sentence", "2sents", "document")
 
 
@@ -45,6 +46,8 @@ def _units(texts: list[str], gran: str, splitter: str) -> list[list[str]]:
     sents = split_many(texts, splitter)
     if gran == "sentence":
         return [s or [t] for s, t in zip(sents, texts)]
+    if gran == "window12":
+        return [(s + [" ".join(s[i:i + 2]) for i in range(len(s) - 1)]) or [t] for s, t in zip(sents, texts)]
     return [[" ".join(s[i:i + 2]) for i in range(0, len(s), 2)] or [t] for s, t in zip(sents, texts)]
 
 
@@ -70,7 +73,10 @@ class SummaCZSConfig(ScorerConfig):
     # matches the package exactly (r = 1.0). Added after caches were committed, so the default leaves
     # existing signatures unchanged (ADDED).
     reduction: str = "cell"
-    ADDED = {"reduction": "cell"}
+    # How the per-generated-unit scores become one score: "mean" (SummaC's) or "min" (the weakest generated
+    # unit decides). Chosen per model on training-side dev data (tfc.runs.aggregation), never on TRUE.
+    generated_reduction: str = "mean"
+    ADDED = {"reduction": "cell", "generated_reduction": "mean"}
 
     def __post_init__(self):
         self._check_granularity()
@@ -78,6 +84,8 @@ class SummaCZSConfig(ScorerConfig):
             raise ValueError("score_type must be 'e-c' or 'e'")
         if self.reduction not in ("cell", "package"):
             raise ValueError(f"reduction must be 'cell' or 'package'; got {self.reduction!r}")
+        if self.generated_reduction not in ("mean", "min"):
+            raise ValueError(f"generated_reduction must be 'mean' or 'min'; got {self.generated_reduction!r}")
 
     def _check_granularity(self):
         if self.grounding_granularity not in G_GRAN:
@@ -160,22 +168,25 @@ class SummaCZS(_SummaCBase):
         out = np.empty(len(mats))
         for i, m in enumerate(mats):
             out[i] = reduce_zs(m, eng.i_ent, eng.i_con if self.config.score_type == "e-c" else None,
-                               self.config.reduction)
+                               self.config.reduction, self.config.generated_reduction)
         self._aux_keep = _unit_counts(self._shapes)
         return out
 
 
-def reduce_zs(m: np.ndarray, i_ent: int, i_con: int | None, reduction: str = "cell") -> float:
-    """One SummaC-ZS score from ``m[grounding unit, generated unit, label]`` (mean over generated units).
+def reduce_zs(m: np.ndarray, i_ent: int, i_con: int | None, reduction: str = "cell",
+              generated_reduction: str = "mean") -> float:
+    """One SummaC-ZS score from ``m[grounding unit, generated unit, label]``: per generated unit the best
+    grounding unit, then the mean (or the minimum) over generated units.
 
     ``i_con=None`` uses the entailment probability only (score_type "e")."""
     ent = m[:, :, i_ent]
     if i_con is None:
-        return float(ent.max(axis=0).mean())
-    con = m[:, :, i_con]
-    if reduction == "package":
-        return float((ent.max(axis=0) - con.max(axis=0)).mean())
-    return float((ent - con).max(axis=0).mean())
+        per_unit = ent.max(axis=0)
+    elif reduction == "package":
+        per_unit = ent.max(axis=0) - m[:, :, i_con].max(axis=0)
+    else:
+        per_unit = (ent - m[:, :, i_con]).max(axis=0)
+    return float(per_unit.min() if generated_reduction == "min" else per_unit.mean())
 
 
 def _unit_counts(shapes) -> dict:

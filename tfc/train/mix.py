@@ -298,6 +298,9 @@ SENTENCE_MIX_VERSIONS = {
     # and PAWS's own edits (modifier and noun swaps as negatives, reordered lists as positives)
     4: {"three_way": HUMAN_SIX, "binary": (), "regression": (), "generated": True, "loo": False, "teacher": False,
         "copies": True, "compress": True, "paws": True},
+    # v5: the "new data" lever alone: every human-labelled 3-way sentence source (v3's six plus CAD-SNLI's minimal
+    # edits, Breaking NLI, ConjNLI, MED and the FEVER stress sets), still nothing generated and no teacher
+    5: {"three_way": SENTENCE_3WAY, "binary": (), "regression": (), "generated": False, "teacher": False},
 }
 
 

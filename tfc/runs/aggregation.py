@@ -1,0 +1,145 @@
+"""The aggregation of a sentence-level model, chosen on training-side dev data (never on TRUE).
+
+A SummaC-ZS reading has three choices beside the model: which grounding units are read (single sentences,
+or sentences plus every pair of adjacent sentences, ``window12``), how one generated unit's support is
+taken from the (grounding unit x label) probabilities (the per-cell max of P(e) - P(c), the PyPI package's
+max P(e) - max P(c), or max P(e) alone), and how the generated units are combined (mean or min).
+:data:`AGGREGATIONS` lists the readings compared; each is a real ``summac-zs`` configuration, so the chosen
+one is scored on TRUE by the ordinary scorer with its own signature.
+
+The dev data is training-side only, and the leakage filter runs on it like on any training source:
+
+* ``begin_test``: BEGIN v1's *test* split (human-labelled knowledge-grounded dialogue responses; TRUE uses
+  the dev split). 21 of its evidence passages are also TRUE-Q² groundings; the filter drops those rows.
+* ``loo_anli``: leave-one-sentence-out passages built from ANLI's premises (:func:`tfc.train.contrast.loo_pairs`):
+  a claim from the passage is consistent (1); the claim against the passage without it, or a nearest sentence
+  from another passage, is not (0). Multi-sentence groundings, as in summarisation.
+
+Every reading of one granularity comes from one pass of the model (:meth:`SummaCZS.matrices`), so the sweep
+costs two scoring passes, whatever the number of readings.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+
+# reading name -> summac-zs overrides (the first is the SummaC-ZS preset the models were scored with)
+AGGREGATIONS: dict[str, dict] = {
+    "sentence, max(e-c), mean": {"grounding_granularity": "sentence"},
+    "sentence, max(e-c), min": {"grounding_granularity": "sentence", "generated_reduction": "min"},
+    "sentence, max e - max c, mean": {"grounding_granularity": "sentence", "reduction": "package"},
+    "sentence, max e, mean": {"grounding_granularity": "sentence", "score_type": "e"},
+    "window12, max(e-c), mean": {"grounding_granularity": "window12"},
+    "window12, max(e-c), min": {"grounding_granularity": "window12", "generated_reduction": "min"},
+}
+PRESET = "sentence, max(e-c), mean"
+DEV_SETS = ("begin_test", "loo_anli")
+DEV_ROWS = 1500          # per dev set, stratified by label
+DEV_SEED = 0
+
+
+def _stratified(df: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    from tfc.data import stratified_sample
+
+    return stratified_sample(df.reset_index(drop=True), n, seed=seed) if len(df) > n else df.reset_index(drop=True)
+
+
+def begin_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
+    """BEGIN v1 test rows through the leakage filter, ``n`` stratified (``grounding, generated, label``)."""
+    from tfc.data import training_mix
+
+    kept, _ = training_mix(["begin_test"])
+    return _stratified(kept[["grounding", "generated", "label"]], n, seed)
+
+
+def loo_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
+    """Leave-one-sentence-out pairs from ANLI dev + test premises (filtered), binary labels, ``n`` stratified."""
+    from tfc.data import training_mix
+    from tfc.train.contrast import loo_pairs
+    from tfc.train.mix import filter_generated
+
+    kept, _ = training_mix(["anli_dev", "anli_test"])
+    passages = sorted(pd.unique(kept["grounding"]))
+    pairs, _ = filter_generated(loo_pairs(passages, seed=seed))
+    df = pd.DataFrame({"grounding": pairs["text_a"].values, "generated": pairs["text_b"].values,
+                       "label": (pairs["rule"] == "loo_support").astype(int).values})
+    return _stratified(df, n, seed)
+
+
+def dev_frames(n: int = DEV_ROWS, seed: int = DEV_SEED) -> dict[str, pd.DataFrame]:
+    return {"begin_test": begin_dev(n, seed), "loo_anli": loo_dev(n, seed)}
+
+
+def frame_digest(df: pd.DataFrame) -> str:
+    h = hashlib.sha256()
+    for g, t, y in zip(df["grounding"], df["generated"], df["label"]):
+        h.update(f"{g}\x1f{t}\x1f{int(y)}\x1e".encode())
+    return h.hexdigest()[:16]
+
+
+def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], dtype: str = "float32", batch_size: int = 32,
+          progress: bool = False) -> pd.DataFrame:
+    """ROC AUC of every reading in :data:`AGGREGATIONS` on every dev frame: one model pass per granularity."""
+    import tfc.scorers as S
+    from tfc.meta import roc_auc
+    from tfc.scorers.summac import reduce_zs
+
+    rows = []
+    for gran in dict.fromkeys(o["grounding_granularity"] for o in AGGREGATIONS.values()):
+        z = S.get("summac-zs", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran).load()
+        for dev, df in frames.items():
+            if df["label"].nunique() != 2:
+                raise ValueError(f"dev set {dev} needs both labels")
+            mats = z.matrices(df["grounding"].tolist(), df["generated"].tolist(), batch_size, progress)
+            for name, o in AGGREGATIONS.items():
+                if o["grounding_granularity"] != gran:
+                    continue
+                i_con = None if o.get("score_type") == "e" else z.engine.i_con
+                s = np.array([reduce_zs(m, z.engine.i_ent, i_con, o.get("reduction", "cell"),
+                                        o.get("generated_reduction", "mean")) for m in mats])
+                rows.append({"reading": name, "dev set": dev, "rows": len(df), "positives": int(df["label"].sum()),
+                             "auc": 100 * roc_auc(df["label"].to_numpy(), s)})
+    return pd.DataFrame(rows)
+
+
+def choose(table: pd.DataFrame) -> str:
+    """The reading with the best mean dev AUC (over the dev sets); the preset wins ties."""
+    mean = table.groupby("reading")["auc"].mean().round(6)
+    best = mean.max()
+    return PRESET if mean.get(PRESET) == best else str(mean[mean == best].index[0])
+
+
+def run(checkpoint: str, n: int = DEV_ROWS, seed: int = DEV_SEED, dtype: str = "float32", progress: bool = True) -> dict:
+    """Sweep ``checkpoint``'s readings on the dev frames, choose one, and return the record (written to the
+    model's training summary under ``eval_results["aggregation_dev"]`` by :func:`record`)."""
+    frames = dev_frames(n, seed)
+    table = sweep(checkpoint, frames, dtype=dtype, progress=progress)
+    chosen = choose(table)
+    return {"checkpoint": checkpoint, "dtype": dtype, "rows_per_set": n, "seed": seed, "chosen": chosen,
+            "chosen_overrides": AGGREGATIONS[chosen], "preset": PRESET,
+            "dev_sets": {k: {"rows": len(v), "positives": int(v["label"].sum()), "digest": frame_digest(v)}
+                         for k, v in frames.items()},
+            "table": table.to_dict("records")}
+
+
+def record(checkpoint: str, result: dict) -> None:
+    """Put the sweep on the model's card (artifacts) and refresh its committed record."""
+    from tfc import config
+    from tfc.runs.inhouse import write_record
+    from tfc.train.core import record_eval_results
+
+    record_eval_results(config.artifacts_dir() / checkpoint[4:], {"aggregation_dev": result})
+    write_record(checkpoint[4:], retrain="sentence")
+
+
+def recorded(checkpoint: str) -> dict | None:
+    """The recorded sweep of an in-house checkpoint (from its committed record), or None."""
+    from tfc import models
+
+    try:
+        rec = models.training_record(checkpoint)
+    except FileNotFoundError:
+        return None
+    return (rec.get("eval_results") or {}).get("aggregation_dev")
