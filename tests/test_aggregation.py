@@ -42,13 +42,25 @@ def test_sweep_refuses_a_one_label_dev_set(tiny):
         A.sweep(tiny, {"d": FRAME.assign(label=1)})
 
 
+def _table(values: dict) -> pd.DataFrame:
+    return pd.DataFrame([(r, d, v) for r, vs in values.items() for d, v in zip(("x", "y"), vs)],
+                        columns=["reading", "dev set", "auc"])
+
+
+W_MEAN, W_MIN, E_ONLY = "window12, max(e-c), mean", "window12, max(e-c), min", "sentence, max e, mean"
+
+
 def test_choose_by_hand():
-    rows = [("a", "x", 70.0), ("a", "y", 60.0), (A.PRESET, "x", 66.0), (A.PRESET, "y", 64.0),
-            ("b", "x", 50.0), ("b", "y", 90.0)]
-    t = pd.DataFrame(rows, columns=["reading", "dev set", "auc"])
-    assert A.choose(t) == "b"                      # mean 70 beats 65 and 65
-    t.loc[t["reading"] == "b", "auc"] = [50.0, 80.0]
-    assert A.choose(t) == A.PRESET                 # 65 = 65 = 65: the preset wins the tie
+    # the best reading (mean 70) gains 5 over the preset (65): it is chosen
+    assert A.choose(_table({A.PRESET: (66.0, 64.0), W_MEAN: (50.0, 90.0), E_ONLY: (70.0, 60.0)})) == W_MEAN
+    # within the 0.5 margin of the best, the preset stays
+    assert A.choose(_table({A.PRESET: (66.0, 64.0), W_MEAN: (66.4, 64.4)})) == A.PRESET
+    # the session-7 case: window12 mean and min tie up to a hair; the one change beats two changes
+    assert A.choose(_table({A.PRESET: (80.9, 95.9), W_MEAN: (80.90, 98.5), W_MIN: (80.95, 98.5),
+                            E_ONLY: (83.6, 95.6)})) == W_MEAN
+    # a second change that earns more than the margin is taken
+    assert A.choose(_table({A.PRESET: (80.0, 90.0), W_MEAN: (80.0, 92.0), W_MIN: (82.0, 92.0)})) == W_MIN
+    assert A._changes(A.PRESET) == 0 and A._changes(W_MIN) == 2 and A._changes(E_ONLY) == 1
 
 
 def test_every_reading_is_a_valid_scorer_config():
@@ -71,3 +83,25 @@ def test_dev_frames_are_training_side_and_filtered(data_dir):
     assert not set(dev["grounding"]) & true_groundings
     assert "begin_test" not in TRUE_TEXT
     assert np.isin(dev["label"], [0, 1]).all()
+
+
+def test_chosen_readings_follow_the_recorded_sweep(tmp_path, monkeypatch):
+    import json
+
+    from tfc.runs import inhouse as I
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "records"))
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "artifacts"))
+
+    def write(name, chosen):
+        d = tmp_path / "records" / name
+        d.mkdir(parents=True)
+        rec = {"eval_results": {"aggregation_dev": {"chosen": chosen, "chosen_overrides": A.AGGREGATIONS[chosen]}}}
+        (d / "training_summary.json").write_text(json.dumps(rec))
+
+    write("m-a", W_MEAN)
+    write("m-b", A.PRESET)
+    got = I.chosen_readings(["tfc/m-a", "tfc/m-b", "tfc/m-none"])
+    assert got == {f"m-a ({W_MEAN})": ("summac-zs", {"checkpoint": "tfc/m-a", "dtype": "float32",
+                                                     "grounding_granularity": "window12"})}
+    assert A.recorded("tfc/m-none") is None

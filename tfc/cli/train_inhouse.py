@@ -212,7 +212,8 @@ def reproduce_cmd(ctx, device, threads, skip_training):
               help="write the sweep to the model's card and committed record (tfc/<name> only)")
 def aggregation_cmd(checkpoint, rows, seed, threads, record):
     """Choose a sentence model's SummaC-ZS reading on training-side dev data (BEGIN v1 test, leave-one-out
-    ANLI passages; never TRUE): every reading of tfc.runs.aggregation.AGGREGATIONS, AUC per dev set."""
+    ANLI passages; never TRUE): every reading of tfc.runs.aggregation.AGGREGATIONS, AUC per dev set; the
+    choice keeps the preset's settings unless a change gains more than tfc.runs.aggregation.MARGIN."""
     from tfc.runs import aggregation as A
 
     if threads:

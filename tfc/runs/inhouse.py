@@ -41,7 +41,10 @@ SENT_V1 = "tfc/sent-minilm"               # the first sentence-level model (reco
 SENT_V3 = "tfc/sent-minilm-v3"
 # v4: v3 continued on sentence mix v4 (v3's rows + word-order contrast with PAWS's own edits), v3's dev rows held out
 SENT_V4 = "tfc/sent-minilm-v4"
-SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4}
+# v5: v3 continued on sentence mix v5 (every human-labelled 3-way sentence source: v3's six + CAD-SNLI, Breaking NLI,
+# ConjNLI, MED, the FEVER stress sets; nothing generated, no teacher), v3's dev rows held out
+SENT_V5 = "tfc/sent-minilm-v5"
+SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4, "sent5-true": SENT_V5}
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 
@@ -93,6 +96,10 @@ def plans() -> dict[str, list[dict]]:
         if (config.artifacts_dir() / ckpt[4:]).is_dir():
             run = {"scorer": "summac-zs", "overrides": {"checkpoint": ckpt, "dtype": "float32"}}
             out[plan] = [{**run, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)]
+            out[plan.replace("-true", "-summac")] = [{**run, "dataset": d} for d in SUMMAC_SETS]
+            for _, (_, kw) in chosen_readings([ckpt]).items():   # the reading its dev-data sweep chose
+                out[f"{plan}-chosen"] = [{"scorer": "summac-zs", "overrides": kw, "dataset": d}
+                                         for d in sorted(true9, key=SENT_ORDER.index)]
     # the unquantised training output (artifacts/sent-minilm-v2-fp32, not shipped) on the drift rows: only where
     # that directory exists (a fresh clone has the release alone), so `make reproduce` never asks for it
     if (config.artifacts_dir() / SENT_SOURCE[4:]).is_dir():
@@ -589,7 +596,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
            "summac_balanced_accuracy", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "SENT_CHECKPOINT", "SENT_MODELS", "SENT_BASELINES",
-           "named_scorers", "full_set_aucs", "drift_table", "TRIED", "SENT_LABEL", "SENT_V3", "SENT_V4",
+           "named_scorers", "full_set_aucs", "drift_table", "TRIED", "tried_variants", "chosen_readings", "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_V5",
            "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT"]
 
@@ -597,9 +604,23 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
 # --------------------------------------------------------------------------------------------------
 # the sentence-level model (tfc/sent-minilm-v2) on the full sets, beside the cheap baselines
 
-def sent_reading(checkpoint: str, dtype: str = "float32") -> tuple:
-    """The SummaC-ZS reading of a sentence model, as a ``(scorer, config)`` spec."""
-    return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype})
+def sent_reading(checkpoint: str, dtype: str = "float32", **reading) -> tuple:
+    """The SummaC-ZS reading of a sentence model, as a ``(scorer, config)`` spec (``reading``: the settings of
+    :data:`tfc.runs.aggregation.AGGREGATIONS`, e.g. ``grounding_granularity="window12"``)."""
+    return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype, **reading})
+
+
+def chosen_readings(checkpoints=None) -> dict:
+    """``{label: spec}`` for every sentence model whose recorded dev-data sweep (:mod:`tfc.runs.aggregation`)
+    chose a reading other than the preset; read from the committed records, so a fresh clone has them."""
+    from tfc.runs import aggregation
+
+    out = {}
+    for ckpt in checkpoints or [SENT_CHECKPOINT, *SENT_VARIANT_PLANS.values()]:
+        rec = aggregation.recorded(ckpt)
+        if rec and rec["chosen"] != aggregation.PRESET:
+            out[f"{ckpt[4:]} ({rec['chosen']})"] = sent_reading(ckpt, **rec["chosen_overrides"])
+    return out
 
 
 SENT_MODELS = {SENT_LABEL: sent_reading(SENT_CHECKPOINT)}
@@ -607,7 +628,8 @@ SENT_FAST = sent_reading(SENT_CHECKPOINT, "int8-dynamic")   # drift-checked, not
 SENT_FAST_PC = sent_reading(SENT_CHECKPOINT, "int8-dynamic-pc")
 SENT_V1_MODELS = {"sent-minilm (v1, int8)": sent_reading(SENT_V1, "int8-dynamic")}
 # the later training variants, read from their committed caches beside the shipped model (weights not shipped)
-SENT_VARIANTS = {SENT_V3[4:]: sent_reading(SENT_V3), SENT_V4[4:]: sent_reading(SENT_V4)}
+SENT_VARIANTS = {SENT_V3[4:]: sent_reading(SENT_V3), SENT_V4[4:]: sent_reading(SENT_V4),
+                 SENT_V5[4:]: sent_reading(SENT_V5)}
 
 
 def contrast_counts(checkpoint: str = SENT_V1) -> dict:
@@ -743,7 +765,22 @@ TRIED = (
      "data": "sentence mix v4: v3's rows + word-order contrast (v2's rules with copies and compressions, plus "
              "PAWS-style modifier / noun swaps and reordered lists), no passages, no teacher; continued from v3, "
              "v3's dev rows held out; 128 tokens, fp32"},
+    {"variant": "sent-minilm-v5, SummaC-ZS reading (fp32)", "checkpoint": SENT_V5,
+     "scorer": sent_reading(SENT_V5),
+     "data": "sentence mix v5: every human-labelled 3-way sentence source (v3's six + CAD-SNLI minimal edits, "
+             "Breaking NLI, ConjNLI, MED, FEVER symmetric / adversarial / triggers), nothing generated, no teacher; "
+             "continued from v3 (a second pass over v3's rows), v3's dev rows held out; 128 tokens, fp32"},
 )
+
+
+def tried_variants() -> tuple:
+    """:data:`TRIED` plus one row per reading a model's dev-data sweep chose over the preset (read from the
+    committed records: the rows appear when a sweep is recorded, with no code change)."""
+    extra = tuple({"variant": f"{label}, chosen on training-side dev data", "checkpoint": spec[1]["checkpoint"],
+                   "scorer": spec, "data": "the same model; the reading chosen by `tfc train aggregation` on BEGIN v1 "
+                                           "test and leave-one-out ANLI passages (never TRUE)"}
+                  for label, spec in chosen_readings().items())
+    return TRIED + extra
 
 
 def recorded_identity_probe(checkpoint: str = SENT_CHECKPOINT) -> pd.DataFrame:

@@ -11,8 +11,8 @@ import tfc.data as D
 from tfc import models
 from tfc.book.reference import paper_vs_ours
 from tfc.results.tables import add_averages
-from tfc.runs.inhouse import (DRIFT_LIMIT, OURS_LABEL, PAPER_COLUMNS, TRIED, full_set_aucs, named_scorers,
-                              training_facts)
+from tfc.runs.inhouse import (DRIFT_LIMIT, OURS_LABEL, PAPER_COLUMNS, full_set_aucs, named_scorers, training_facts,
+                              tried_variants)
 
 
 def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
@@ -82,6 +82,13 @@ def auc_text(full: pd.DataFrame, model: str, dataset: str) -> str:
     hit = full[(full["model"] == model) & (full["dataset"] == dataset)]["auc"].dropna()
     return f"{hit.iloc[0]:.1f}" if len(hit) else "n/a"
 
+def mean_text(full: pd.DataFrame, model: str, n_sets: int) -> str:
+    """A model's mean AUC over the sets of :func:`full_set_aucs` as prose text, "n/a" unless it has an AUC on
+    all ``n_sets`` sets."""
+    hit = full[full["model"] == model]["auc"].dropna()
+    return f"{hit.mean():.1f}" if len(hit) == n_sets else "n/a"
+
+
 def bar_table(full: pd.DataFrame, sig: pd.DataFrame, models, n_sets: int,
               baselines=("ROUGE-L", "BERTScore-P (MiniLM)")) -> pd.DataFrame:
     """Per in-house model: its mean AUC over the full sets, PAWS, the paired-bootstrap interval of its mean
@@ -136,11 +143,12 @@ def drift_verdict(drift: pd.DataFrame, limit: float = DRIFT_LIMIT) -> str:
     return "; ".join(out)
 
 
-def tried_table(variants=TRIED, datasets=None) -> pd.DataFrame:
-    """One row per variant: held-out 3-way accuracy, mean TRUE AUC over the sets its cache covers (and how
-    many rows that is), training minutes and examples/s. A variant without a record or scores shows n/a."""
+def tried_table(variants=None, datasets=None) -> pd.DataFrame:
+    """One row per variant (default: :func:`tried_variants`): held-out 3-way accuracy, mean TRUE AUC over the
+    sets its cache covers (and how many rows that is), training minutes and examples/s. A variant without a
+    record or scores shows n/a."""
     rows = []
-    for v in variants:
+    for v in tried_variants() if variants is None else variants:
         row = {"variant": v["variant"], "data": v["data"]}
         try:
             rec = models.training_record(v["checkpoint"])
@@ -200,3 +208,30 @@ def pct_consistent(dataset: str, split: str = "test") -> float:
     """Share of consistent rows (label 1) of one split of a dataset, in % with one decimal."""
     d = D.load(dataset)
     return round(100 * float(d.loc[d["split"] == split, "label"].mean()), 1)
+
+
+def aggregation_table(checkpoints) -> pd.DataFrame:
+    """The recorded dev-data sweeps of the sentence models (:mod:`tfc.runs.aggregation`): one row per
+    (model, reading), AUC x100 per dev set, their mean, and which reading the sweep chose. Models without
+    a recorded sweep are left out."""
+    from tfc.runs import aggregation
+
+    parts = []
+    for ckpt in checkpoints:
+        rec = aggregation.recorded(ckpt)
+        if not rec:
+            continue
+        t = pd.DataFrame(rec["table"]).pivot(index="reading", columns="dev set", values="auc")
+        t["mean"] = t.mean(axis=1)
+        t["chosen"] = np.where(t.index == rec["chosen"], "chosen", "")
+        t.insert(0, "model", ckpt[4:])
+        parts.append(t.reindex([r for r in aggregation.AGGREGATIONS if r in t.index]).reset_index())
+    return pd.concat(parts, ignore_index=True).round(1) if parts else pd.DataFrame()
+
+
+def aggregation_rows(checkpoints) -> str:
+    """Rows per dev set of the recorded sweeps (one number when they agree, as they do by construction)."""
+    from tfc.runs import aggregation
+
+    sizes = {v["rows"] for c in checkpoints for v in ((aggregation.recorded(c) or {}).get("dev_sets") or {}).values()}
+    return ", ".join(str(n) for n in sorted(sizes)) or "n/a"
