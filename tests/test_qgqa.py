@@ -375,9 +375,12 @@ def test_build_qa_set_and_tiny_training(tiny, tmp_path):
         offs = enc["offset_mapping"][i]
         a0 = int(ans["answer_start"].iloc[i])
         assert (offs[st[i]][0], offs[en[i]][1]) == (a0, a0 + len(ans["answer_text"].iloc[i]))
+    dev = held[held["answer_start"] >= 0].head(6).assign(kind="xquad")
     s = train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=3, batch_size=4, max_length=128, log_every=1),
-                 out_dir=tmp_path / "m", heldout=held, data_report=rep)
+                 out_dir=tmp_path / "m", heldout=held, data_report=rep, dev=dev)
     assert s["steps"] == 3 and (tmp_path / "m" / "README.md").is_file()
+    assert s["dev_eval_human"]["rows"] == 6 and s["dev_eval_human"]["answerable"] == 6
+    assert "Human-written dev set" in (tmp_path / "m" / "README.md").read_text()
     ev = s["heldout_eval"]
     assert ev["rows"] == len(held) and 0 <= ev["f1"] <= 1 and ev["no_answer"] + ev["answerable"] == len(held)
     # evaluate_qa on hand-made answers: a stub that always returns the gold span and abstains on no-answer rows
@@ -546,3 +549,21 @@ def test_qg_judgements_summary(tmp_path):
     committed = Path(__file__).resolve().parents[1] / "results" / "qg_judgements" / "rules-v2.csv"
     c = summarise_qg_judgements(committed).set_index("source")
     assert c.loc["all", "questions"] == 200 and set(c.index) == {"vitaminc_test", "wecheck_dialogue", "all"}
+
+
+def test_xquad_frame_reads_the_mirror_and_refuses_bad_offsets(data_dir, tmp_path):
+    from tfc.train.qa import COLUMNS, xquad_frame
+
+    df = xquad_frame()
+    assert len(df) == 1190 and df["pair"].nunique() == 240 and list(df.columns) == list(COLUMNS)
+    assert (df["answer_start"] >= 0).all() and set(df["kind"]) == {"xquad"}
+    for c, a, t in df[["context", "answer_start", "answer_text"]].head(50).itertuples(index=False):
+        assert c[a:a + len(t)] == t
+    bad = {"data": [{"paragraphs": [{"context": "Paris is in France.",
+                                     "qas": [{"id": "x", "question": "Where?", "answers": [{"text": "France", "answer_start": 3}]}]}]}]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="does not point at"):
+        xquad_frame(tmp_path / "bad.json")
+    (tmp_path / "broken.json").write_text("{not json")
+    with pytest.raises(ValueError, match="cannot read"):
+        xquad_frame(tmp_path / "broken.json")

@@ -55,10 +55,12 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
 @click.option("--device", default="cpu", show_default=True)
 @click.option("--name", default="qa-minilm", show_default=True, help="checkpoint name under the artifacts dir")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (default <artifacts>/<name>)")
+@click.option("--xquad-dev/--no-xquad-dev", default=True, show_default=True,
+              help="evaluate on XQuAD-English (1,190 human-written questions; a dev set, never trained on)")
 def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, lr, seed,
-           threads, device, name, out):
+           threads, device, name, out, xquad_dev):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
-    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa
+    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa, xquad_frame
 
     click.echo(f"building the QA set ({sample} pairs per source, leakage filter, rule-based questions) ...")
     train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=per_pair, heldout_pairs=heldout_pairs)
@@ -66,9 +68,12 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
                                                   "spacy_parse_seconds")}))
     cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
                         max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads)
-    s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False)
+    dev = xquad_frame() if xquad_dev else None
+    s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False, dev=dev)
     click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "
                f"{s['examples_per_second']} ex/s; held-out {json.dumps({k: v for k, v in s['heldout_eval'].items() if k != 'by_kind'})}")
+    if s.get("dev_eval_human"):
+        click.echo(f"XQuAD-English dev: {json.dumps({k: v for k, v in s['dev_eval_human'].items() if k != 'by_kind'})}")
 
 
 @click.command("wecheck")

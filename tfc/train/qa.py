@@ -43,7 +43,8 @@ from tfc import config
 
 SOURCES = ("vitaminc_test", "sick2014", "msrp", "wecheck_dialogue")
 KINDS = ("self", "cross", "contrast", "nei", "other", "ground")
-ANSWERABLE = {"self", "cross", "contrast", "ground"}
+ANSWERABLE = {"self", "cross", "contrast", "ground", "xquad"}
+XQUAD_FILE = "xquad_en/xquad.en.json"
 COLUMNS = ("question", "context", "answer_text", "answer_start", "kind", "source", "pair")
 
 
@@ -394,8 +395,9 @@ def engine_config(cfg: QATrainConfig):
 
 
 def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
-             data_report: dict | None = None, progress: bool = False) -> dict:
-    """Train on the one engine, save (``out_dir`` or ``<artifacts>/<name>``), evaluate on ``heldout``;
+             data_report: dict | None = None, progress: bool = False, dev: pd.DataFrame | None = None) -> dict:
+    """Train on the one engine, save (``out_dir`` or ``<artifacts>/<name>``), evaluate on ``heldout`` (the
+    held-out self-supervised pairs) and on ``dev`` (a human-written dev set, e.g. :func:`xquad_frame`);
     returns the summary."""
     from tfc.train import core
 
@@ -403,23 +405,52 @@ def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: 
     target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
     obj = SpanObjective()
     res = core.train(train_df, engine_config(cfg), out_dir=target, progress=progress, objective=obj, resume=False)
-    ev = {}
-    if heldout is not None and len(heldout):
+    ev, dev_ev = {}, {}
+    if (heldout is not None and len(heldout)) or (dev is not None and len(dev)):
         from tfc.scorers.qgqa import ExtractiveQA
 
-        ev = evaluate_qa(ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.max_length // 4,
-                                         device=cfg.device), heldout)
+        qa = ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.max_length // 4, device=cfg.device)
+        ev = evaluate_qa(qa, heldout) if heldout is not None and len(heldout) else {}
+        dev_ev = evaluate_qa(qa, dev) if dev is not None and len(dev) else {}
     summary = dict(res.summary)
     summary.update({
         "task": "extractive QA with no-answer ([CLS] = position 0)",
         "config": asdict(cfg), "engine_config": res.summary["config"], "data": data_report or {},
         "train_rows": int(len(train_df)), "train_rows_answer_truncated": obj.lost,
         "last_loss_mean20": float(np.mean(res.losses[-20:])) if res.losses else None,
-        "heldout_eval": ev,
+        "heldout_eval": ev, "dev_eval_human": dev_ev,
     })
     (target / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     write_qa_card(target, summary)
     return summary
+
+
+def xquad_frame(path=None) -> pd.DataFrame:
+    """XQuAD-English (1,190 human-written SQuAD v1.1 dev questions on 240 Wikipedia paragraphs) in the QA set's
+    columns (``kind="xquad"``, ``pair`` = paragraph number): the QA model's human-written **dev** set. It is
+    never trained on, so its F1 measures reading on questions that the rule-based QG did not write. Every
+    ``answer_start`` is checked against its context; a mismatch is an error, not a silent skip."""
+    from tfc.data.manifest import raw_path
+
+    p = Path(path) if path else raw_path(XQUAD_FILE)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read XQuAD file {p}: {exc}") from None
+    rows, k = [], 0
+    for art in doc.get("data", []):
+        for para in art["paragraphs"]:
+            ctx = para["context"]
+            for qa in para["qas"]:
+                ans = qa["answers"][0]
+                start, text = int(ans["answer_start"]), ans["text"]
+                if ctx[start:start + len(text)] != text:
+                    raise ValueError(f"{p}: question {qa.get('id')}: answer_start {start} does not point at {text!r}")
+                rows.append((qa["question"], ctx, text, start, "xquad", "xquad_en", k))
+            k += 1
+    if not rows:
+        raise ValueError(f"{p}: no questions")
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def evaluate_qa(qa, frame: pd.DataFrame, batch_size: int = 64) -> dict:
@@ -473,6 +504,11 @@ def write_qa_card(ckpt_dir, summary: dict) -> Path:
                   "", "```json", json.dumps(ev.get("by_kind", {}), indent=1), "```"]
     else:
         lines += ["none"]
+    dev = summary.get("dev_eval_human") or {}
+    if dev:
+        lines += ["", "## Human-written dev set (XQuAD-English, never trained on)", "",
+                  f"- exact match {dev['exact_match']:.3f}, F1 {dev['f1']:.3f} on {dev['answerable']} questions; "
+                  f"abstained on {dev['answerable_abstained']:.3f} of them"]
     p = Path(ckpt_dir) / "README.md"
     p.write_text("\n".join(lines) + "\n")
     return p
