@@ -828,6 +828,20 @@ def identity_probe(checkpoints: dict, n: int = 200, seed: int = 0) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def record_identity_probe(checkpoints, n: int = 200, seed: int = 0) -> pd.DataFrame:
+    """Run :func:`identity_probe` on in-house ``checkpoints`` (``tfc/<name>``, weights installed) and put each
+    model's rows on its own card (``eval_results["identity_probe"]``), so the book reads them without the
+    weights. Returns the probe's rows."""
+    from tfc.train.core import record_eval_results
+
+    table = identity_probe({c[4:]: c for c in checkpoints}, n=n, seed=seed)
+    for c in checkpoints:
+        rows = table[table["model"] == c[4:]]
+        record_eval_results(config.artifacts_dir() / c[4:], {"identity_probe": rows.to_dict("records")})
+        write_record(c[4:], retrain="sentence")
+    return table
+
+
 def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
     """Put the release's facts on the model card: scheme, size, identities, the largest probability change
     on the release's check pairs against the unquantised source, and the sampled AUC drift of (a) the release
