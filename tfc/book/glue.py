@@ -209,6 +209,7 @@ KEYS: dict[str, str] = {
     "sent_probe_v4_pe": "v4's mean P(entail) on identical sentence pairs",
     "sent_probe_v5_pe": "v5's mean P(entail) on identical sentence pairs",
     "sent_probe_later_table": "the identity probe of the later sentence variants (v3, v4, v5), read from their cards",
+    "sent_agg_unscored": "chosen readings whose score cache does not cover every TRUE row yet",
     "sent_agg_table": "the sentence models' readings (aggregations) on the training-side dev sets, AUC x100, and which one each sweep chose",
     "sent_agg_chosen": "per sentence model, the reading its dev-data sweep chose",
     "sent_agg_rows": "rows per training-side dev set of the aggregation sweeps",
