@@ -105,6 +105,25 @@ def test_vs_paper_labels_and_non_comparable_rows():
     assert list(led["row"]) == ["cogensumm"] and led["column"].iloc[0] == "alignscore_base"
 
 
+def test_vs_paper_wide_keeps_labels_that_prefix_each_other_apart():
+    from tfc import config
+
+    if not (config.reference_dir() / "INDEX.csv").is_file():
+        pytest.skip("reference tables not found")
+    long = pd.DataFrame({"row": ["cogensumm", "cogensumm"], "split": "test", "column": ["m", "m (reading)"],
+                         "value": [0.8, 0.6], "signature": "sig"})
+    w = A.vs_paper_wide(long, "AS-T2")
+    assert w.loc["cogensumm", "ours: m"] == 80.0 and w.loc["cogensumm", "ours: m (reading)"] == 60.0
+
+
+def test_full_set_wide_mean_ignores_a_model_without_scores():
+    long = pd.DataFrame({"model": ["a", "a", "b", "b"], "dataset": ["x", "y", "x", "y"],
+                         "auc": [70.0, 80.0, np.nan, np.nan], "ci_low": [60.0, 70.0, np.nan, np.nan],
+                         "ci_high": [80.0, 90.0, np.nan, np.nan], "coverage": [1.0, 1.0, 0.0, 0.0]})
+    w = A.full_set_wide(long)
+    assert w.loc["mean (2 full sets)", "a"] == "75.0" and w.loc["x", "b"] == "n/a"
+
+
 def test_cli_commands():
     from click.testing import CliRunner
 

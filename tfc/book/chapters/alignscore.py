@@ -61,7 +61,7 @@ def vs_paper_wide(long: pd.DataFrame, table: str, paper_columns=tuple(PAPER_COLU
     pcols = [PAPER_COLUMNS.get(c, c) for c in paper_columns]
     out = t.drop_duplicates("dataset").set_index("dataset")[pcols].rename(columns=lambda c: f"paper: {c}")
     for label in long["column"].unique():
-        g = t[t["model"].str.startswith(f"{label} (")].set_index("dataset")
+        g = t[t["model"] == f"{label} ({OURS_LABEL})"].set_index("dataset")   # exact: one label may prefix another
         out[f"ours: {label}"] = g["ours"]
         out[f"Δ {label} vs base"] = g["delta"]
     if "n_scored" in long:
@@ -123,7 +123,8 @@ def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
                             for a, lo, hi, c in zip(long["auc"], long["ci_low"], long["ci_high"], long["coverage"])])
     wide = cell.pivot(index="dataset", columns="model", values="txt")
     wide = wide.reindex(index=list(dict.fromkeys(long["dataset"])), columns=list(dict.fromkeys(long["model"])))
-    full = long.groupby("dataset")["coverage"].min() >= 0.999
+    scored = long.groupby("model")["coverage"].max() > 0        # a model with no cache yet does not empty the mean
+    full = long[long["model"].isin(scored[scored].index)].groupby("dataset")["coverage"].min() >= 0.999
     sets = [d for d in wide.index if full.get(d, False)]
     means = long[long["dataset"].isin(sets)].groupby("model")["auc"].mean()
     wide.loc[f"mean ({len(sets)} full sets)"] = [f"{means.get(m, np.nan):.1f}" for m in wide.columns]
@@ -222,6 +223,7 @@ def aggregation_table(checkpoints) -> pd.DataFrame:
         if not rec:
             continue
         t = pd.DataFrame(rec["table"]).pivot(index="reading", columns="dev set", values="auc")
+        t.columns.name = None
         t["mean"] = t.mean(axis=1)
         t["chosen"] = np.where(t.index == rec["chosen"], "chosen", "")
         t.insert(0, "model", ckpt[4:])
