@@ -90,6 +90,10 @@ def plans() -> dict[str, list[dict]]:
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
             for sp in ("chunk", "document", "smart-l", "smart-n") for d in true9],
     }
+    # the shipped model under the reading its dev-data sweep chose (recorded on its card), where that differs
+    for _, (_, kw) in chosen_readings([SENT_CHECKPOINT]).items():
+        out["sent-true-chosen"] = [{"scorer": "summac-zs", "overrides": kw, "dataset": d}
+                                   for d in sorted(true9, key=SENT_ORDER.index)]
     # a variant's own weights (not shipped) are scored only where they exist (a fresh clone has its record and
     # committed caches, so `make reproduce` never asks for them)
     for plan, ckpt in SENT_VARIANT_PLANS.items():
