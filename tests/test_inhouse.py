@@ -246,3 +246,11 @@ def test_identity_probe_on_a_tiny_model(tiny_nli, data_dir):
     p = eng.probs([(s, s) for s in sents], 4, False)
     assert tiny.loc["identical", "mean P(entail)"] == pytest.approx(float(p[:, eng.i_ent].mean()), abs=1e-6)
     assert tiny.loc["identical", "share read as entailment"] == pytest.approx(float((p.argmax(1) == eng.i_ent).mean()))
+
+
+def test_probe_texts_by_hand_and_when_absent():
+    probe = pd.DataFrame({"model": ["m-a", "m-a"], "form": ["identical", "PTB form"],
+                          "share read as entailment": [0.85, 0.9], "mean P(entail)": [0.801, 0.7]})
+    got = A.probe_texts(probe, {"a": "tfc/m-a", "b": "tfc/m-b"})
+    assert got == {"sent_probe_a": "85%", "sent_probe_a_pe": "0.80", "sent_probe_b": "n/a", "sent_probe_b_pe": "n/a"}
+    assert A.probe_texts(pd.DataFrame(), {"a": "tfc/m-a"})["sent_probe_a"] == "n/a"

@@ -237,3 +237,15 @@ def aggregation_rows(checkpoints) -> str:
 
     sizes = {v["rows"] for c in checkpoints for v in ((aggregation.recorded(c) or {}).get("dev_sets") or {}).values()}
     return ", ".join(str(n) for n in sorted(sizes)) or "n/a"
+
+
+def probe_texts(probe: pd.DataFrame, models: dict) -> dict:
+    """Prose values of recorded identity probes: ``sent_probe_<short>`` (share of identical pairs read as
+    entailment) and ``sent_probe_<short>_pe`` (mean P(entail)) per ``{short: checkpoint}``; "n/a" when absent."""
+    ident = probe[probe["form"] == "identical"].set_index("model") if len(probe) else pd.DataFrame()
+    out = {}
+    for short, ckpt in models.items():
+        has = len(ident) > 0 and ckpt[4:] in ident.index
+        out[f"sent_probe_{short}"] = f"{ident.loc[ckpt[4:], 'share read as entailment']:.0%}" if has else "n/a"
+        out[f"sent_probe_{short}_pe"] = f"{ident.loc[ckpt[4:], 'mean P(entail)']:.2f}" if has else "n/a"
+    return out
