@@ -96,7 +96,8 @@ def test_chosen_readings_follow_the_recorded_sweep(tmp_path, monkeypatch):
     def write(name, chosen):
         d = tmp_path / "records" / name
         d.mkdir(parents=True)
-        rec = {"eval_results": {"aggregation_dev": {"chosen": chosen, "chosen_overrides": A.AGGREGATIONS[chosen]}}}
+        rec = {"eval_results": {"aggregation_dev": {"chosen": chosen, "preset": A.PRESET,
+                                                    "chosen_overrides": A.AGGREGATIONS[chosen]}}}
         (d / "training_summary.json").write_text(json.dumps(rec))
 
     write("m-a", W_MEAN)

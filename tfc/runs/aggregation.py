@@ -166,10 +166,6 @@ def record(checkpoint: str, result: dict) -> None:
 
 def recorded(checkpoint: str) -> dict | None:
     """The recorded sweep of an in-house checkpoint (from its committed record), or None."""
-    from tfc import models
+    from tfc.runs.inhouse import recorded_sweep
 
-    try:
-        rec = models.training_record(checkpoint)
-    except FileNotFoundError:
-        return None
-    return (rec.get("eval_results") or {}).get("aggregation_dev")
+    return recorded_sweep(checkpoint)

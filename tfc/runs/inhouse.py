@@ -614,15 +614,24 @@ def sent_reading(checkpoint: str, dtype: str = "float32", **reading) -> tuple:
     return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype, **reading})
 
 
+def recorded_sweep(checkpoint: str) -> dict | None:
+    """The dev-data sweep (:mod:`tfc.runs.aggregation`) recorded on an in-house checkpoint's card, or None."""
+    from tfc import models
+
+    try:
+        rec = models.training_record(checkpoint)
+    except FileNotFoundError:
+        return None
+    return (rec.get("eval_results") or {}).get("aggregation_dev")
+
+
 def chosen_readings(checkpoints=None) -> dict:
     """``{label: spec}`` for every sentence model whose recorded dev-data sweep (:mod:`tfc.runs.aggregation`)
     chose a reading other than the preset; read from the committed records, so a fresh clone has them."""
-    from tfc.runs import aggregation
-
     out = {}
     for ckpt in checkpoints or [SENT_CHECKPOINT, *SENT_VARIANT_PLANS.values()]:
-        rec = aggregation.recorded(ckpt)
-        if rec and rec["chosen"] != aggregation.PRESET:
+        rec = recorded_sweep(ckpt)
+        if rec and rec["chosen"] != rec["preset"]:
             out[f"{ckpt[4:]} ({rec['chosen']})"] = sent_reading(ckpt, **rec["chosen_overrides"])
     return out
 
