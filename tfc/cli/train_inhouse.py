@@ -221,19 +221,12 @@ def aggregation_cmd(checkpoint, rows, seed, threads, record):
 
         torch.set_num_threads(threads)
     res = A.run(checkpoint, n=rows or A.DEV_ROWS, seed=A.DEV_SEED if seed is None else seed)
-    table = pd_table(res["table"])
-    click.echo(table.to_string())
+    click.echo(A.wide(res["table"]).round(1).to_string())
     click.echo(f"chosen: {res['chosen']} ({json.dumps(res['chosen_overrides'])})")
     if record:
         if not checkpoint.startswith("tfc/"):
             raise click.ClickException("--record needs an in-house checkpoint (tfc/<name>); use --no-record")
         A.record(checkpoint, res)
-
-
-def pd_table(records):
-    import pandas as pd
-
-    return pd.DataFrame(records).pivot(index="reading", columns="dev set", values="auc").round(1)
 
 
 COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, reproduce_cmd,

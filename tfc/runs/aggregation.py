@@ -86,6 +86,8 @@ def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], dtype: str = "float3
     from tfc.meta import roc_auc
     from tfc.scorers.summac import reduce_zs
 
+    cfgs = {name: _config(name) for name in AGGREGATIONS}
+
     rows = []
     for gran in dict.fromkeys(o["grounding_granularity"] for o in AGGREGATIONS.values()):
         z = S.get("summac-zs", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran).load()
@@ -96,9 +98,9 @@ def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], dtype: str = "float3
             for name, o in AGGREGATIONS.items():
                 if o["grounding_granularity"] != gran:
                     continue
-                i_con = None if o.get("score_type") == "e" else z.engine.i_con
-                s = np.array([reduce_zs(m, z.engine.i_ent, i_con, o.get("reduction", "cell"),
-                                        o.get("generated_reduction", "mean")) for m in mats])
+                c = cfgs[name]
+                i_con = None if c.score_type == "e" else z.engine.i_con
+                s = np.array([reduce_zs(m, z.engine.i_ent, i_con, c.reduction, c.generated_reduction) for m in mats])
                 rows.append({"reading": name, "dev set": dev, "rows": len(df), "positives": int(df["label"].sum()),
                              "auc": 100 * roc_auc(df["label"].to_numpy(), s)})
     return pd.DataFrame(rows)
@@ -109,14 +111,20 @@ CHOICE_RULE = (f"among readings within {MARGIN} AUC points of the best mean dev 
                "against the preset, then the higher mean")
 
 
-_PRESET_SETTINGS = {"grounding_granularity": "sentence", "reduction": "cell", "score_type": "e-c",
-                    "generated_reduction": "mean"}
+SETTINGS = ("grounding_granularity", "reduction", "score_type", "generated_reduction")
+
+
+def _config(name: str):
+    """A reading's full summac-zs configuration (the scorer's own defaults fill what the reading leaves out)."""
+    from tfc.scorers.summac import SummaCZSConfig
+
+    return SummaCZSConfig(**AGGREGATIONS[name])
 
 
 def _changes(name: str) -> int:
     """How many settings a reading changes against the preset."""
-    full = {**_PRESET_SETTINGS, **AGGREGATIONS[name]}
-    return sum(full[k] != v for k, v in _PRESET_SETTINGS.items())
+    a, b = _config(name), _config(PRESET)
+    return sum(getattr(a, k) != getattr(b, k) for k in SETTINGS)
 
 
 def choose(table: pd.DataFrame, margin: float = MARGIN) -> str:
@@ -156,12 +164,16 @@ def rechoose(checkpoint: str) -> dict:
 
 def record(checkpoint: str, result: dict) -> None:
     """Put the sweep on the model's card (artifacts) and refresh its committed record."""
-    from tfc import config
-    from tfc.runs.inhouse import write_record
-    from tfc.train.core import record_eval_results
+    from tfc.runs.inhouse import record_on_card
 
-    record_eval_results(config.artifacts_dir() / checkpoint[4:], {"aggregation_dev": result})
-    write_record(checkpoint[4:], retrain="sentence")
+    record_on_card(checkpoint, {"aggregation_dev": result})
+
+
+def wide(table) -> pd.DataFrame:
+    """A sweep's records (or frame) as ``reading x dev set`` AUCs, rows in :data:`AGGREGATIONS` order."""
+    t = pd.DataFrame(table).pivot(index="reading", columns="dev set", values="auc")
+    t.columns.name = None
+    return t.reindex([r for r in AGGREGATIONS if r in t.index])
 
 
 def recorded(checkpoint: str) -> dict | None:

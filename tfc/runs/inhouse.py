@@ -55,6 +55,13 @@ def _true_sets():
     return tuple(TRUE_TEXT)
 
 
+def _chosen_plan(plan: str, checkpoint: str, datasets) -> dict:
+    """``{"<plan>-chosen": runs}`` scoring the reading a model's dev-data sweep chose, when it is not the preset."""
+    return {f"{plan}-chosen": [{"scorer": "summac-zs", "overrides": kw, "dataset": d}
+                               for d in sorted(datasets, key=SENT_ORDER.index)]
+            for _, (_, kw) in chosen_readings([checkpoint]).items()}
+
+
 def plans() -> dict[str, list[dict]]:
     """name -> list of runs (scorer name, overrides, dataset, sample)."""
     true9 = _true_sets()
@@ -91,9 +98,7 @@ def plans() -> dict[str, list[dict]]:
             for sp in ("chunk", "document", "smart-l", "smart-n") for d in true9],
     }
     # the shipped model under the reading its dev-data sweep chose (recorded on its card), where that differs
-    for _, (_, kw) in chosen_readings([SENT_CHECKPOINT]).items():
-        out["sent-true-chosen"] = [{"scorer": "summac-zs", "overrides": kw, "dataset": d}
-                                   for d in sorted(true9, key=SENT_ORDER.index)]
+    out.update(_chosen_plan("sent-true", SENT_CHECKPOINT, true9))
     # a variant's own weights (not shipped) are scored only where they exist (a fresh clone has its record and
     # committed caches, so `make reproduce` never asks for them)
     for plan, ckpt in SENT_VARIANT_PLANS.items():
@@ -101,9 +106,7 @@ def plans() -> dict[str, list[dict]]:
             run = {"scorer": "summac-zs", "overrides": {"checkpoint": ckpt, "dtype": "float32"}}
             out[plan] = [{**run, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)]
             out[plan.replace("-true", "-summac")] = [{**run, "dataset": d} for d in SUMMAC_SETS]
-            for _, (_, kw) in chosen_readings([ckpt]).items():   # the reading its dev-data sweep chose
-                out[f"{plan}-chosen"] = [{"scorer": "summac-zs", "overrides": kw, "dataset": d}
-                                         for d in sorted(true9, key=SENT_ORDER.index)]
+            out.update(_chosen_plan(plan, ckpt, true9))   # the reading its dev-data sweep chose
     # the unquantised training output (artifacts/sent-minilm-v2-fp32, not shipped) on the drift rows: only where
     # that directory exists (a fresh clone has the release alone), so `make reproduce` never asks for it
     if (config.artifacts_dir() / SENT_SOURCE[4:]).is_dir():
@@ -845,14 +848,19 @@ def record_identity_probe(checkpoints, n: int = 200, seed: int = 0) -> pd.DataFr
     """Run :func:`identity_probe` on in-house ``checkpoints`` (``tfc/<name>``, weights installed) and put each
     model's rows on its own card (``eval_results["identity_probe"]``), so the book reads them without the
     weights. Returns the probe's rows."""
-    from tfc.train.core import record_eval_results
-
     table = identity_probe({c[4:]: c for c in checkpoints}, n=n, seed=seed)
     for c in checkpoints:
-        rows = table[table["model"] == c[4:]]
-        record_eval_results(config.artifacts_dir() / c[4:], {"identity_probe": rows.to_dict("records")})
-        write_record(c[4:], retrain="sentence")
+        record_on_card(c, {"identity_probe": table[table["model"] == c[4:]].to_dict("records")})
     return table
+
+
+def record_on_card(checkpoint: str, results: dict, retrain: str = "sentence") -> None:
+    """Merge ``results`` into an installed in-house checkpoint's card (``eval_results``) and refresh its
+    committed record (:func:`write_record`)."""
+    from tfc.train.core import record_eval_results
+
+    record_eval_results(config.artifacts_dir() / checkpoint[4:], results)
+    write_record(checkpoint[4:], retrain=retrain)
 
 
 def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, datasets=None, notes=()) -> dict:
@@ -861,7 +869,6 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
     against the source (both fp32) and (b) int8-dynamic inference against fp32 (both on the release)."""
     from tfc import models
     from tfc.models import release
-    from tfc.train.core import record_eval_results
 
     meta = json.loads((release.release_dir(name) / release.META).read_text())
     src_probs = np.array(release._check_probs(models.resolve(source)))
@@ -890,8 +897,7 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
     out["identity_probe"] = identity_probe({"sent-minilm (v1)": SENT_V1, name: f"tfc/{name}"}).round(4).to_dict("records")
     if notes:
         out["notes"] = list(notes)
-    record_eval_results(config.artifacts_dir() / name, out)
-    write_record(name, retrain="sentence")
+    record_on_card(f"tfc/{name}", out)
     return out
 
 

@@ -222,12 +222,11 @@ def aggregation_table(checkpoints) -> pd.DataFrame:
         rec = aggregation.recorded(ckpt)
         if not rec:
             continue
-        t = pd.DataFrame(rec["table"]).pivot(index="reading", columns="dev set", values="auc")
-        t.columns.name = None
+        t = aggregation.wide(rec["table"])
         t["mean"] = t.mean(axis=1)
         t["chosen"] = np.where(t.index == rec["chosen"], "chosen", "")
         t.insert(0, "model", ckpt[4:])
-        parts.append(t.reindex([r for r in aggregation.AGGREGATIONS if r in t.index]).reset_index())
+        parts.append(t.reset_index())
     return pd.concat(parts, ignore_index=True).round(1) if parts else pd.DataFrame()
 
 
