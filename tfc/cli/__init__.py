@@ -22,6 +22,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "models": "tfc.cli.models:models",
     "train": "tfc.cli.train:train",
     "book": "tfc.cli.book:book",
+    "gpu": "tfc.cli.gpu:gpu",
 }
 
 

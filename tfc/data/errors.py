@@ -11,7 +11,9 @@ class ChecksumError(DataError):
 
 
 class MissingRawFileError(DataError, FileNotFoundError):
-    """A raw file listed in the manifest is not in the mirror."""
+    """A raw file listed in the manifest is not in the mirror (``rel``: its path inside the mirror)."""
+
+    rel: str | None = None
 
 
 class LabelOnlyError(DataError):

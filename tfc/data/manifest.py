@@ -123,9 +123,11 @@ def raw_path(rel: str, data_dir: Path | None = None) -> Path:
     root = Path(data_dir) if data_dir else config.data_dir()
     p = root / rel
     if not p.is_file():
-        raise MissingRawFileError(
+        err = MissingRawFileError(
             f"raw file missing from the data mirror: {p} (upstream {exp['repo']}@{exp['commit'][:10]}:"
             f"{exp['upstream_path']}). Run `tfc data fetch` or set TFC_DATA_DIR.")
+        err.rel = rel
+        raise err
     got = _cached_sha(p)
     if got != exp["sha256"]:
         raise ChecksumError(

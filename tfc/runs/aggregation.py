@@ -138,10 +138,12 @@ def choose(table: pd.DataFrame, margin: float = MARGIN) -> str:
     return str(min(near.index, key=lambda r: (_changes(r), -near[r], r)))
 
 
-def run(checkpoint: str, n: int = DEV_ROWS, seed: int = DEV_SEED, dtype: str = "float32", progress: bool = True) -> dict:
+def run(checkpoint: str, n: int = DEV_ROWS, seed: int = DEV_SEED, dtype: str = "float32", progress: bool = True,
+        frames: dict[str, pd.DataFrame] | None = None) -> dict:
     """Sweep ``checkpoint``'s readings on the dev frames, choose one, and return the record (written to the
-    model's training summary under ``eval_results["aggregation_dev"]`` by :func:`record`)."""
-    frames = dev_frames(n, seed)
+    model's training summary under ``eval_results["aggregation_dev"]`` by :func:`record`). ``frames``: the
+    frames :func:`dev_frames` ``(n, seed)`` made earlier (a GPU bundle carries them; the data mirror stays here)."""
+    frames = dev_frames(n, seed) if frames is None else frames
     table = sweep(checkpoint, frames, dtype=dtype, progress=progress)
     chosen = choose(table)
     return {"checkpoint": checkpoint, "dtype": dtype, "rows_per_set": n, "seed": seed, "chosen": chosen,

@@ -44,7 +44,11 @@ SENT_V4 = "tfc/sent-minilm-v4"
 # v5: v3 continued on sentence mix v5 (every human-labelled 3-way sentence source: v3's six + CAD-SNLI, Breaking NLI,
 # ConjNLI, MED, the FEVER stress sets; nothing generated, no teacher), v3's dev rows held out
 SENT_V5 = "tfc/sent-minilm-v5"
-SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4, "sent5-true": SENT_V5}
+# v6, v7: trained from MiniLM on a GPU (tfc.runs.gpu.VARIANTS): v3's data for 5 epochs; mix v2 (every lever) for 3
+SENT_V6 = "tfc/sent-minilm-v6"
+SENT_V7 = "tfc/sent-minilm-v7"
+SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4, "sent5-true": SENT_V5, "sent6-true": SENT_V6,
+                      "sent7-true": SENT_V7}
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 

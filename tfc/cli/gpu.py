@@ -1,0 +1,56 @@
+"""``tfc gpu``: the long runs on a borrowed GPU machine (:mod:`tfc.runs.gpu`): ``pack`` here, ``job`` there,
+``unpack`` here."""
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.group()
+def gpu():
+    """Bundle the long runs for a GPU machine, run them there, and put the results in place here."""
+
+
+@gpu.command("pack")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="bundle folder (default: .gpu, git-ignored)")
+@click.option("--variant", "variants", multiple=True, help="only these variants (default: every one)")
+@click.option("--dataset", "datasets", multiple=True, help="only these evaluation sets (default: TRUE + SummaC)")
+def pack(out, variants, datasets):
+    """Write the bundle: base encoder (int8), mixes, dev frames, the evaluation sets' mirror files."""
+    from tfc.runs import gpu as G
+
+    man = G.pack(out, variants=variants or None, datasets=datasets or None)
+    folder = out or str(G.config.REPO_ROOT / ".gpu")
+    size = G.bundle_bytes(folder)
+    click.echo(f"{folder}: {len(man['files'])} files, {size / 2**20:.1f} MiB; variants {', '.join(man['variants'])}")
+    if size > G.TRAVEL_LIMIT:
+        click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB a device call moves", err=True)
+
+
+@gpu.command("job")
+@click.argument("bundle", type=click.Path(file_okay=False, exists=True))
+@click.option("--work", type=click.Path(file_okay=False), required=True, help="scratch folder (outside the repo)")
+@click.option("--variant", "variants", multiple=True, help="only these variants")
+@click.option("--device", default="cuda", show_default=True)
+@click.option("--dataset", "datasets", multiple=True, help="score only these sets (smoke runs)")
+@click.option("--batch-size", type=int, default=256, show_default=True, help="pairs per scoring batch")
+@click.option("--smoke", is_flag=True, help="a few steps on a few rows per task (to test the job on a CPU)")
+@click.option("--log-file", type=click.Path(dir_okay=False), default=None, help="the job's log, exported with it")
+def job(bundle, work, variants, device, datasets, batch_size, smoke, log_file):
+    """Train, sweep, score, record and export every variant of BUNDLE (on the GPU machine)."""
+    from tfc.runs import gpu as G
+
+    outs = G.job(bundle, work, variants=variants or None, device=device, smoke=smoke, datasets=datasets or None,
+                 batch_size=batch_size, log_file=log_file, log=lambda m: click.echo(m))
+    click.echo(json.dumps({"exports": [str(o) for o in outs]}))
+
+
+@gpu.command("unpack")
+@click.argument("folders", nargs=-1, type=click.Path(file_okay=False, exists=True))
+def unpack(folders):
+    """Check and put in place what came back (one folder per variant)."""
+    from tfc.runs import gpu as G
+
+    for f in folders:
+        click.echo(json.dumps(G.unpack(f)))
