@@ -76,6 +76,63 @@ def forward_rate(model, cfg, device, batch, seq, reps, call):
     return tok_s, tok_s * encoder_flops_per_token(cfg, seq)
 
 
+# encoder shapes measured from their configurations (random weights: speed does not depend on the values)
+SHAPES = {"minilm-l6 (6 x 384)": dict(num_hidden_layers=6, hidden_size=384, num_attention_heads=12,
+                                       intermediate_size=1536),
+          "large (24 x 1024)": dict(num_hidden_layers=24, hidden_size=1024, num_attention_heads=16,
+                                    intermediate_size=4096)}
+
+
+def minilm_installed() -> bool:
+    from tfc import models
+
+    try:
+        models.minilm_dir()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def config_rows(dev, args, peak) -> list[dict]:
+    """Forward throughput of BERT-style classifiers built from :data:`SHAPES`, with PyTorch's SDPA attention,
+    under bf16 autocast (fp32 weights, what the scorers do) and with bf16 weights."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    rows = []
+    for shape, kw in SHAPES.items():
+        cfg = BertConfig(vocab_size=30522, num_labels=3, max_position_embeddings=512, attn_implementation="sdpa", **kw)
+        torch.manual_seed(0)
+        model = BertForSequenceClassification(cfg).to(dev).eval()
+        for weights in ("fp32 + bf16 autocast", "bf16"):
+            if weights == "bf16":
+                if not dev.startswith("cuda"):
+                    continue
+                model = model.to(torch.bfloat16)
+            for bs in args.batch_sizes:
+                tok_s, flops = forward_rate(model, cfg, dev, bs, args.seq, args.reps,
+                                            lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
+                rows.append({"model": shape, "checkpoint": f"random weights, {weights}, sdpa", "batch_size": bs,
+                             "seq": args.seq, "tokens_per_second": round(tok_s),
+                             "achieved_tflops": round(flops / 1e12, 2), "fraction_of_matmul_rate": round(flops / peak, 4)})
+                print(rows[-1], flush=True)
+        del model
+    return rows
+
+
+def markdown(res: dict) -> str:
+    """The results as the Markdown table of ``bench_gpu.md``."""
+    rows = res["results"]
+    md = [f"Device: {res['device']} (measured matmul {res['measured_matmul_tflops']} TFLOP/s, {res['matmul']})", "",
+          "| model | batch | seq | tokens/s | TFLOP/s | fraction of matmul rate |", "|---|---|---|---|---|---|"]
+    md += [f"| {r['model']} ({r['checkpoint']}) | {r['batch_size']} | {r['seq']} | {r['tokens_per_second']:,} | "
+           f"{r['achieved_tflops']} | {r['fraction_of_matmul_rate']:.1%} |" for r in rows]
+    state = {True: "ok", False: "FAILED", None: "skipped"}
+    md += ["", "Scorer smoke on the device: " + ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}"
+                                                          for s in res["scorer_smoke"])]
+    return "\n".join(md) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda")
@@ -105,15 +162,15 @@ def main(argv=None):
     def ckpt_or_minilm(c):
         return c if (not c.startswith("tfc/") or (config.artifacts_dir() / c[4:]).is_dir()) else None
 
-    rows = []
+    rows = config_rows(dev, args, peak)
     nli_ck = ckpt_or_minilm(args.nli_checkpoint)
-    if nli_ck is None:   # no trained checkpoint: the same architecture with a random head (speed is the same)
-        from tfc.models.tiny import make_minilm_classifier
+    if nli_ck is None:   # no trained checkpoint: the scorer smoke below runs on a tiny random model
+        from tfc.models.tiny import make_tiny_classifier
         import tempfile
 
-        nli_ck = str(make_minilm_classifier(Path(tempfile.mkdtemp()) / "minilm-random-head"))
+        nli_ck = str(make_tiny_classifier(Path(tempfile.mkdtemp()) / "tiny-nli"))
     model, _tok = models.load_sequence_classifier(nli_ck, device=dev)
-    for bs in args.batch_sizes:
+    for bs in args.batch_sizes if ckpt_or_minilm(args.nli_checkpoint) else ():
         tok_s, flops = forward_rate(model, model.config, dev, bs, args.seq, args.reps,
                                     lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
         rows.append({"model": "nli", "checkpoint": nli_ck, "batch_size": bs, "seq": args.seq,
@@ -138,6 +195,9 @@ def main(argv=None):
     h = ["The cat sat.", "The dog flew.", "A cat sat on a mat.", "Nobody ran."]
     for sname, kw in [("nli", {"checkpoint": nli_ck}), ("summac-zs", {"checkpoint": nli_ck}),
                       ("bertscore", {}), ("alignscore", {"checkpoint": al_ck or nli_ck})]:
+        if sname == "bertscore" and not minilm_installed():
+            smoke.append({"scorer": sname, "dtype": "float32", "ok": None, "error": "skipped: MiniLM not installed"})
+            continue
         for dtype in ("float32", "bfloat16"):
             if sname == "bertscore" and dtype != "float32":
                 continue
@@ -155,14 +215,9 @@ def main(argv=None):
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1))
-    md = [f"Device: {name} (measured matmul {res['measured_matmul_tflops']} TFLOP/s, {res['matmul']})", "",
-          "| model | batch | seq | tokens/s | TFLOP/s | fraction of matmul rate |", "|---|---|---|---|---|---|"]
-    md += [f"| {r['model']} | {r['batch_size']} | {r['seq']} | {r['tokens_per_second']:,} | {r['achieved_tflops']} | "
-           f"{r['fraction_of_matmul_rate']:.1%} |" for r in rows]
-    md += ["", "Scorer smoke on the device: " + ", ".join(f"{s['scorer']}/{s['dtype']} {'ok' if s['ok'] else 'FAILED'}"
-                                                          for s in smoke)]
-    out.with_suffix(".md").write_text("\n".join(md) + "\n")
-    print("\n".join(md))
+    md = markdown(res)
+    out.with_suffix(".md").write_text(md)
+    print(md)
     return res
 
 

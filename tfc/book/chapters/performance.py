@@ -147,3 +147,25 @@ def peer_verdict(by: pd.DataFrame, comparison: str) -> str:
     if comparison not in by.index:
         return "was not measured"
     return ("meets" if by.loc[comparison, "met"] else "falls short of") + f" the target of {by.loc[comparison, 'target']:g}×"
+
+
+def gpu_table(res: dict | None = None) -> pd.DataFrame:
+    """``benchmarks/bench_gpu.py``'s throughput rows (tokens/s and the share of the measured bf16 matmul rate);
+    empty when no GPU run is recorded."""
+    res = res if res is not None else load("bench_gpu")
+    cols = ["model", "checkpoint", "batch_size", "seq", "tokens_per_second", "achieved_tflops",
+            "fraction_of_matmul_rate"]
+    if not res:
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(res["results"])[cols]
+
+
+def gpu_note(res: dict | None = None) -> str:
+    """One line: which GPU, its measured matmul rate, and the scorer smoke run's outcome."""
+    res = res if res is not None else load("bench_gpu")
+    if not res:
+        return "No GPU run recorded (benchmarks/bench_gpu.py skips itself where torch sees no GPU)."
+    state = {True: "ok", False: "FAILED", None: "skipped"}
+    smoke = ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in res.get("scorer_smoke", []))
+    return (f"{res['device']}, torch {res['torch']} (CUDA {res['cuda']}): measured bf16 matmul rate "
+            f"{res['measured_matmul_tflops']} TFLOP/s ({res['matmul']}). Scorers on the device: {smoke}.")
