@@ -48,27 +48,8 @@ PART_BYTES = 15 * 2 ** 20          # files back are at most 16 MiB each
 BASE_DIR, DATA_TAR, MIX_DIR, DEV_DIR = "base", "data.tar.xz", "mixes", "dev"
 BASE_WEIGHTS = "weights.int8.safetensors"
 
-# At v3's 32 rows per batch an H100 ran 17 steps/s at 11 % use (the step's Python side dominates), so the GPU
-# variants take 128 rows per batch, with the learning rate raised from 6e-5 to 1e-4 (about the square-root rule)
-GPU_BATCH = {"batch_size": 128, "lr": 1e-4}
-# What a GPU job trains: name -> recipe. Both start from the MiniLM-L6 base, at 128 tokens, batches of 32 and
-# lr 6e-5 like v3; what changes is how long they train and on what. The epochs were fixed before any run.
-VARIANTS = {
-    "sent-minilm-v6": {
-        "mix": "sentence-v3.parquet", "epochs": 5, "tasks": ("3way",), "retrain": "sentence", **GPU_BATCH,
-        "note": "the 'more epochs' lever alone: v3's data (sentence mix v3, the six human-labelled sources) and "
-                "recipe, 5 epochs instead of 1, on a GPU in bf16 autocast"},
-    "sent-minilm-v7": {
-        "mix": "sentence-v2.parquet", "epochs": 3, "tasks": ("3way", "bin", "reg"), "retrain": "sentence", **GPU_BATCH,
-        "note": "every lever of the issue at once, trained to convergence: sentence mix v2 (human 3-way, binary "
-                "and regression sources, word-order contrast with copies and compressions, leave-one-out "
-                "passages, the WeCheck teacher's soft targets), 3 epochs from MiniLM on a GPU in bf16 autocast"},
-    "sent-minilm-v8": {
-        "mix": "sentence-v4.parquet", "epochs": 3, "tasks": ("3way",), "retrain": "sentence", **GPU_BATCH,
-        "note": "v3's human data plus word-order contrast with copies and compressions (sentence mix v4), 3 epochs "
-                "from MiniLM on a GPU in bf16 autocast: added after v6 (5 epochs of v3's data) fell on the "
-                "copy-heavy summary sets, to test whether copy positives keep that from happening"},
-}
+# What a GPU job trains (recipes kept with the other variants in tfc.runs.inhouse)
+from tfc.runs.inhouse import GPU_VARIANTS as VARIANTS  # noqa: E402
 
 
 def sha256_file(path) -> str:

@@ -248,3 +248,35 @@ def probe_texts(probe: pd.DataFrame, models: dict) -> dict:
         out[f"sent_probe_{short}"] = f"{ident.loc[ckpt[4:], 'share read as entailment']:.0%}" if has else "n/a"
         out[f"sent_probe_{short}_pe"] = f"{ident.loc[ckpt[4:], 'mean P(entail)']:.2f}" if has else "n/a"
     return out
+
+
+def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
+    """Prose values of the variants trained on a GPU (v6, v7, v8) beside v3, for the chapter's glue: each
+    model's nine-set mean under the reading its dev sweep chose (``sent_gpu_<v>_mean``), v8's PAWS and SummEval,
+    v8 with the rule splitter against spaCy on FRANK and SummEval (``rule``: :func:`full_set_aucs` of
+    :data:`tfc.runs.inhouse.SENT_V8_RULE`), the training facts from the records, and the identity probe."""
+    from tfc.runs.inhouse import SENT_V3, SENT_V6, SENT_V7, SENT_V8, chosen_readings, recorded_identity_probe
+
+    ckpts = {"v3": SENT_V3, "v6": SENT_V6, "v7": SENT_V7, "v8": SENT_V8}
+    label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in ckpts.items()}
+    out = {f"sent_gpu_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
+    out |= {f"sent_gpu_{k}_{ds}": auc_text(full, label[k], ds) for k in ("v3", "v8") for ds in ("paws", "summeval")}
+    rule_label = rule["model"].iloc[0] if len(rule) else ""
+    out |= {f"sent_gpu_rule_{ds}": auc_text(rule, rule_label, ds) for ds in ("frank", "summeval")}
+    out |= {f"sent_gpu_spacy_{ds}": auc_text(full, label["v8"], ds) for ds in ("frank", "summeval")}
+    facts = []
+    for k in ("v6", "v7", "v8"):
+        try:
+            rec = models.training_record(ckpts[k])
+        except FileNotFoundError:
+            continue
+        facts.append(f"{k}: {rec['steps']:,} steps of {rec['config']['batch_size']} in "
+                     f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} examples/s)")
+        out["sent_gpu_device"] = str(rec.get("device", "n/a")).removeprefix("cuda: ")
+    out["sent_gpu_train"] = "; ".join(facts) or "n/a"
+    out.setdefault("sent_gpu_device", "n/a")
+    probe = pd.concat([recorded_identity_probe(ckpts[k]) for k in ("v6", "v7", "v8")], ignore_index=True)
+    texts = probe_texts(probe, {k: ckpts[k] for k in ("v6", "v7", "v8")})
+    out["sent_probe_gpu"] = ", ".join(f"{k} {texts[f'sent_probe_{k}']} (mean P(entail) {texts[f'sent_probe_{k}_pe']})"
+                                      for k in ("v6", "v7", "v8"))
+    return out
