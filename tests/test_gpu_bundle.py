@@ -157,3 +157,22 @@ def test_raw_files_closes_over_files_a_builder_reads_beyond_its_registered_ones(
     # registered: the QAGS file; reached for while building: TRUE's label vectors
     assert got[0] == "qags/mturk_xsum.jsonl"
     assert "true/true_label_vectors_from_scale_score.json" in got
+
+
+def test_the_job_refuses_to_start_without_spacy(tmp_path, monkeypatch):
+    import tfc.text.sentences as T
+
+    monkeypatch.setattr(T, "spacy_available", lambda: False)
+    with pytest.raises(RuntimeError, match="rule splitter"):
+        G.job(tmp_path / "no-bundle", tmp_path / "work")
+    with pytest.raises(FileNotFoundError, match="MANIFEST"):        # allowed: it gets as far as the bundle
+        G.job(tmp_path / "no-bundle", tmp_path / "work", allow_rule_splitter=True)
+
+
+def test_the_job_leaves_the_process_environment_as_it_found_it(tmp_path):
+    import os
+
+    before = {k: os.environ.get(k) for k in G.job_env(tmp_path)}
+    with pytest.raises(FileNotFoundError):
+        G.job(tmp_path / "no-bundle", tmp_path / "work", allow_rule_splitter=True)
+    assert {k: os.environ.get(k) for k in before} == before

@@ -24,8 +24,12 @@ def pack(out, variants, datasets):
     folder = out or str(G.config.REPO_ROOT / ".gpu")
     size = G.bundle_bytes(folder)
     click.echo(f"{folder}: {len(man['files'])} files, {size / 2**20:.1f} MiB; variants {', '.join(man['variants'])}")
-    if size > G.TRAVEL_LIMIT:
-        click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB a device call moves", err=True)
+    tree = G.tree_bytes() or 0
+    click.echo(f"with the tracked tree ({tree / 2**20:.1f} MiB): {(size + tree) / 2**20:.1f} MiB to move")
+    if size + tree > G.TRAVEL_LIMIT:
+        click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB a device call moves; the job needs neither "
+                   "results/scores nor the release weights: leave them out of that call (README, 'On a GPU "
+                   "machine')", err=True)
 
 
 @gpu.command("job")
@@ -37,12 +41,14 @@ def pack(out, variants, datasets):
 @click.option("--batch-size", type=int, default=256, show_default=True, help="pairs per scoring batch")
 @click.option("--smoke", is_flag=True, help="a few steps on a few rows per task (to test the job on a CPU)")
 @click.option("--log-file", type=click.Path(dir_okay=False), default=None, help="the job's log, exported with it")
-def job(bundle, work, variants, device, datasets, batch_size, smoke, log_file):
+@click.option("--allow-rule-splitter", is_flag=True, help="run although spaCy is missing (scores under other signatures)")
+def job(bundle, work, variants, device, datasets, batch_size, smoke, log_file, allow_rule_splitter):
     """Train, sweep, score, record and export every variant of BUNDLE (on the GPU machine)."""
     from tfc.runs import gpu as G
 
     outs = G.job(bundle, work, variants=variants or None, device=device, smoke=smoke, datasets=datasets or None,
-                 batch_size=batch_size, log_file=log_file, log=lambda m: click.echo(m))
+                 batch_size=batch_size, log_file=log_file, log=lambda m: click.echo(m),
+                 allow_rule_splitter=allow_rule_splitter)
     click.echo(json.dumps({"exports": [str(o) for o in outs]}))
 
 

