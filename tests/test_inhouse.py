@@ -254,3 +254,15 @@ def test_probe_texts_by_hand_and_when_absent():
     got = A.probe_texts(probe, {"a": "tfc/m-a", "b": "tfc/m-b"})
     assert got == {"sent_probe_a": "85%", "sent_probe_a_pe": "0.80", "sent_probe_b": "n/a", "sent_probe_b_pe": "n/a"}
     assert A.probe_texts(pd.DataFrame(), {"a": "tfc/m-a"})["sent_probe_a"] == "n/a"
+
+
+def test_the_second_release_is_read_the_way_v8s_dev_sweep_chose():
+    """The shipped v8 release is read with the settings v8's recorded dev-data sweep chose (not picked by hand)."""
+    from tfc.runs import inhouse as I
+
+    chosen = I.chosen_readings([I.SENT_V8])
+    assert len(chosen) == 1
+    (_, want), = chosen.values()
+    name, got = I.SENT_MODELS[I.SENT_V8_RELEASE_LABEL]
+    assert name == "summac-zs" and got["checkpoint"] == I.SENT_V8_RELEASE
+    assert {k: v for k, v in got.items() if k != "checkpoint"} == {k: v for k, v in want.items() if k != "checkpoint"}

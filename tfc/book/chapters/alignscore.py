@@ -4,6 +4,8 @@ fast presets' drift verdict and the ledger frames. The runs and records behind t
 :mod:`tfc.runs.inhouse`."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -274,9 +276,40 @@ def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
                      f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} examples/s)")
         out["sent_gpu_device"] = str(rec.get("device", "n/a")).removeprefix("cuda: ")
     out["sent_gpu_train"] = "; ".join(facts) or "n/a"
+    out["sent_gpu_dev"] = ", ".join(f"{k} {dev_mean(ckpts[k])}" for k in ("v6", "v7", "v8"))
     out.setdefault("sent_gpu_device", "n/a")
     probe = pd.concat([recorded_identity_probe(ckpts[k]) for k in ("v6", "v7", "v8")], ignore_index=True)
     texts = probe_texts(probe, {k: ckpts[k] for k in ("v6", "v7", "v8")})
     out["sent_probe_gpu"] = ", ".join(f"{k} {texts[f'sent_probe_{k}']} (mean P(entail) {texts[f'sent_probe_{k}_pe']})"
                                       for k in ("v6", "v7", "v8"))
     return out
+
+
+def release_texts(source, release, name: str, datasets) -> dict:
+    """Prose values of a shipped release beside the weights it was quantised from (``sent_v8r_*``): its size,
+    the largest |AUC drift| on the rows both scorers' caches hold, and the verdict against the drift limit.
+    ``source``/``release``: the two scorers (same reading), None when unavailable; ``name``: the release."""
+    from tfc.models import release as R
+    from tfc.runs.inhouse import DRIFT_LIMIT, drift_table
+
+    meta = R.release_dir(name) / R.META
+    out = {"sent_v8r_mb": f"{json.loads(meta.read_text())['bytes'] / 1e6:.1f}" if meta.is_file() else "n/a",
+           "sent_v8r_limit": f"{DRIFT_LIMIT}", "sent_v8r_drift": "n/a", "sent_v8r_verdict": "not measured yet"}
+    d = drift_table(source, release, datasets) if source is not None and release is not None else pd.DataFrame()
+    if len(d):
+        worst = float(d["drift"].abs().max())
+        out["sent_v8r_drift"] = f"{worst:.2f}"
+        out["sent_v8r_verdict"] = (f"within the limit on all {len(d)} sets scored" if worst <= DRIFT_LIMIT
+                                   else f"over the limit on {int((d['drift'].abs() > DRIFT_LIMIT).sum())} of {len(d)} sets")
+    return out
+
+
+def dev_mean(checkpoint: str) -> str:
+    """Mean AUC over the training-side dev sets of the reading a model's recorded sweep chose, as text."""
+    from tfc.runs.inhouse import recorded_sweep
+
+    rec = recorded_sweep(checkpoint)
+    if not rec:
+        return "n/a"
+    aucs = [r["auc"] for r in rec["table"] if r["reading"] == rec["chosen"]]
+    return f"{sum(aucs) / len(aucs):.1f}" if aucs else "n/a"
