@@ -348,10 +348,13 @@ def write_record(name: str, retrain: str | None = None) -> "object":
     for f in ("README.md", "training_summary.json"):
         if (src / f).is_file():
             shutil.copy2(src / f, dst / f)
+    from tfc.models import release
+
+    where = (f"the weights ship as the release results/release/{name}" if release.available(name) else
+             f"the weights themselves are not committed (retrain with `tfc train {retrain or name.split('-')[0]}`)")
     (dst / "identity.json").write_text(json.dumps({
         "checkpoint": f"tfc/{name}", "identity": models.identity(f"tfc/{name}"),
-        "note": "identity of the weights the committed scores under results/scores were computed with; the "
-                f"weights themselves are not committed (retrain with `tfc train {retrain or name.split('-')[0]}`)",
+        "note": f"identity of the weights the committed scores under results/scores were computed with; {where}",
         "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n")
     return dst
 
