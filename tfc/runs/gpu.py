@@ -133,7 +133,7 @@ def _closure(datasets) -> list[str]:
 def _pack_base(base: str, out: Path) -> dict:
     from safetensors.torch import load_file, save_file
 
-    from tfc.models.release import quantize_state
+    from tfc.models.release import SCHEME, quantize_state
     from tfc.train.core import resolve_base
 
     src = Path(resolve_base(base))
@@ -143,9 +143,9 @@ def _pack_base(base: str, out: Path) -> dict:
         raise FileNotFoundError(f"{src}: the base encoder has no model.safetensors")
     save_file(quantize_state(load_file(weights)), out / BASE_WEIGHTS)
     for f in src.iterdir():
-        if f.is_file() and f.suffix in (".json", ".txt") and f.name != "model.safetensors":
+        if f.is_file() and f.suffix in (".json", ".txt"):
             shutil.copy2(f, out / f.name)
-    return {"base": base, "base_source": str(src), "scheme": "int8-weight-only-per-row-absmax-v1"}
+    return {"base": base, "base_source": str(src), "scheme": SCHEME}
 
 
 def pack(out=None, variants=None, datasets=None, base: str = "minilm", dev_rows: int | None = None) -> dict:
@@ -160,8 +160,8 @@ def pack(out=None, variants=None, datasets=None, base: str = "minilm", dev_rows:
     if unknown:
         raise KeyError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
     datasets = list(datasets or (*_true_sets(), *SUMMAC_SETS))
-    if out.exists():
-        shutil.rmtree(out)
+    final, out = out, out.with_name(out.name + ".partial")     # built aside, moved in place when complete
+    shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     meta = {"format": BUNDLE_FORMAT, "variants": {n: VARIANTS[n] for n in names}, "datasets": datasets,
             **_pack_base(base, out / BASE_DIR)}
@@ -182,7 +182,10 @@ def pack(out=None, variants=None, datasets=None, base: str = "minilm", dev_rows:
             tar.add(config.data_dir() / rel, arcname=rel)
     meta["data_files"] = files
     meta["commit"] = _git_commit()
-    return _manifest(out, meta)
+    man = _manifest(out, meta)
+    shutil.rmtree(final, ignore_errors=True)
+    out.replace(final)
+    return man
 
 
 def bundle_bytes(folder) -> int:
