@@ -127,9 +127,9 @@ def markdown(res: dict) -> str:
           "| model | batch | seq | tokens/s | TFLOP/s | fraction of matmul rate |", "|---|---|---|---|---|---|"]
     md += [f"| {r['model']} ({r['checkpoint']}) | {r['batch_size']} | {r['seq']} | {r['tokens_per_second']:,} | "
            f"{r['achieved_tflops']} | {r['fraction_of_matmul_rate']:.1%} |" for r in rows]
-    state = {True: "ok", False: "FAILED", None: "skipped"}
-    md += ["", "Scorer smoke on the device: " + ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}"
-                                                          for s in res["scorer_smoke"])]
+    from tfc.book.chapters.performance import smoke_summary
+
+    md += ["", "Scorer smoke on the device: " + smoke_summary(res["scorer_smoke"])]
     return "\n".join(md) + "\n"
 
 
@@ -164,19 +164,20 @@ def main(argv=None):
 
     rows = config_rows(dev, args, peak)
     nli_ck = ckpt_or_minilm(args.nli_checkpoint)
-    if nli_ck is None:   # no trained checkpoint: the scorer smoke below runs on a tiny random model
-        from tfc.models.tiny import make_tiny_classifier
-        import tempfile
-
-        nli_ck = str(make_tiny_classifier(Path(tempfile.mkdtemp()) / "tiny-nli"))
-    model, _tok = models.load_sequence_classifier(nli_ck, device=dev)
-    for bs in args.batch_sizes if ckpt_or_minilm(args.nli_checkpoint) else ():
+    # the trained checkpoint's throughput when it is installed (the configurations above need none)
+    model = models.load_sequence_classifier(nli_ck, device=dev)[0] if nli_ck else None
+    for bs in args.batch_sizes if model is not None else ():
         tok_s, flops = forward_rate(model, model.config, dev, bs, args.seq, args.reps,
                                     lambda m, i, a: m(input_ids=i, attention_mask=a).logits)
         rows.append({"model": "nli", "checkpoint": nli_ck, "batch_size": bs, "seq": args.seq,
                      "tokens_per_second": round(tok_s), "achieved_tflops": round(flops / 1e12, 2),
                      "fraction_of_matmul_rate": round(flops / peak, 4)})
         print(rows[-1], flush=True)
+    if nli_ck is None:   # no trained checkpoint: the scorer smoke below runs on a tiny random model
+        from tfc.models.tiny import make_tiny_classifier
+        import tempfile
+
+        nli_ck = str(make_tiny_classifier(Path(tempfile.mkdtemp()) / "tiny-nli"))
     al_ck = ckpt_or_minilm(args.align_checkpoint)
     if al_ck is not None:
         from tfc.scorers.alignscore_model import load_alignscore_model

@@ -27,7 +27,6 @@ files back at most 16 MiB each). So the work is split in three steps, each one c
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
@@ -39,6 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tfc import config
+from tfc.models.release import sha256_file
 
 BUNDLE_FORMAT = "tfc-gpu-bundle-v1"
 EXPORT_FORMAT = "tfc-gpu-export-v1"
@@ -50,14 +50,6 @@ BASE_WEIGHTS = "weights.int8.safetensors"
 
 # What a GPU job trains (recipes kept with the other variants in tfc.runs.inhouse)
 from tfc.runs.inhouse import GPU_VARIANTS as VARIANTS  # noqa: E402
-
-
-def sha256_file(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _manifest(folder: Path, extra: dict) -> dict:
@@ -267,9 +259,9 @@ def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: boo
                                   dtype="bf16" if device != "cpu" else "fp32", save_dtype="fp16",
                                   eval_every=500, checkpoint_every=0, log_every=50,
                                   batch_size=v.get("batch_size"), lr=v.get("lr"))
-    train_rows = len(df) - min(cfg.eval_rows, len(df) // 5)
-    steps = 4 if smoke else v["epochs"] * max(1, train_rows // cfg.batch_size)
-    cfg = dataclasses.replace(cfg, max_steps=steps, eval_rows=16 if smoke else cfg.eval_rows)
+    # the engine turns epochs into steps over the rows left after the dev split
+    cfg = dataclasses.replace(cfg, epochs=None if smoke else v["epochs"], max_steps=4 if smoke else cfg.max_steps,
+                              eval_rows=16 if smoke else cfg.eval_rows)
     return train(df, cfg, out_dir=config.artifacts_dir() / name, mix_report=report, progress=not smoke)
 
 

@@ -165,7 +165,12 @@ def gpu_note(res: dict | None = None) -> str:
     res = res if res is not None else load("bench_gpu")
     if not res:
         return "No GPU run recorded (benchmarks/bench_gpu.py skips itself where torch sees no GPU)."
-    state = {True: "ok", False: "FAILED", None: "skipped"}
-    smoke = ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in res.get("scorer_smoke", []))
+    smoke = smoke_summary(res.get("scorer_smoke", []))
     return (f"{res['device']}, torch {res['torch']} (CUDA {res['cuda']}): measured bf16 matmul rate "
             f"{res['measured_matmul_tflops']} TFLOP/s ({res['matmul']}). Scorers on the device: {smoke}.")
+
+
+def smoke_summary(smoke: list[dict]) -> str:
+    """``bench_gpu``'s scorer smoke rows as one line: ``nli/float32 ok, bertscore/float32 skipped, ...``."""
+    state = {True: "ok", False: "FAILED", None: "skipped"}
+    return ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in smoke)
