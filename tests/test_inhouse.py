@@ -172,6 +172,32 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
     assert "mean (2 sets)" in set(spl["dataset"]) and spl.attrs["n_sets"] == 2
     doc = spl[(spl["split"] == "document") & (spl["dataset"] != "mean (2 sets)")]
     assert doc["pairs"].tolist() == [3, 3]          # one pair per example in document mode
+    # the paired ablation frames: every row of both sets, one column per head / per splitting mode
+    groups, cov = I.ablation_groups(tiny3, "head", ["toya", "toyb"])
+    assert set(groups) == {"toya", "toyb"} and cov["scored"].tolist() == cov["rows"].tolist() == [3, 3]
+    y, cols = groups["toyb"]
+    assert set(cols) == {"3way", "bin", "reg"} and 100 * roc_auc(y, cols["bin"]) == pytest.approx(want)
+    con = I.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=50)
+    assert list(con["head"]) == ["bin", "reg"] and (con["p_holm"] >= con["p_value"] - 1e-12).all()
+    mean3 = heads[(heads["dataset"] == "mean") & (heads["head"] == "3way")]["auc"].iloc[0]
+    assert con["mean_auc_3way"].iloc[0] == pytest.approx(mean3)
+    sgroups, _ = I.ablation_groups(tiny3, "split", ["toya", "toyb"])
+    assert list(sgroups["toya"][1]) == list(I.SPLIT_MODES)
+    con = I.ablation_contrasts(tiny3, "split", ["toya", "toyb"], n=50)
+    assert list(con["split"]) == ["document", "smart-n", "smart-l"]
+    with pytest.raises(ValueError, match="kind"):
+        I.ablation_groups(tiny3, "heads", ["toya"])
+
+
+def test_ablation_contrasts_need_every_row(toy_data, tiny3):
+    """A run that scored part of a set is shown in the coverage and gives no contrast (never a silent sample)."""
+    for ds in ("toya", "toyb"):
+        I.score_run("alignscore", ds, {"checkpoint": tiny3})
+    toy_data["toyb"] = pd.concat([toy_data["toyb"], frame("toyb", ["x y z"], ["x y"], [0]).assign(id="toyb/test/new")],
+                                 ignore_index=True)                 # a row the cache does not hold
+    groups, cov = I.ablation_groups(tiny3, "head", ["toya", "toyb"])
+    assert set(groups) == {"toya"} and cov.set_index("dataset").loc["toyb", ["rows", "scored"]].tolist() == [4, 3]
+    assert I.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=20).empty
 
 
 def test_significance_vs_lexical_on_toy_sets(toy_data, tiny3):

@@ -98,3 +98,35 @@ def test_many_metrics_share_the_resamples():
         bootstrap_mean_aucs({"p": groups["p"], "q": (groups["q"][0], {"a": groups["q"][1]["a"]})}, n=5)
     with pytest.raises(ValueError):
         bootstrap_mean_aucs({"p": (groups["p"][0], {})}, n=5)
+
+
+def test_mean_auc_contrasts_equal_the_pairwise_bootstrap_and_share_resamples():
+    """Each row of mean_auc_contrasts is bootstrap_mean_auc_diff(metric, reference) on the same seed: same
+    difference, interval and p-value; the hand case gives diff 62.5 (AUC x 100)."""
+    from tfc.meta import mean_auc_contrasts
+
+    gx = ([1, 1, 0, 0], [0.9, 0.8, 0.2, 0.1], [0.1, 0.2, 0.8, 0.9])
+    gz = ([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.1], [0.5, 0.5, 0.5, 0.5])
+    groups = {d: (g[0], {"ref": np.asarray(g[2]), "a": np.asarray(g[1]), "same": np.asarray(g[2])})
+              for d, g in (("x", gx), ("z", gz))}
+    out = mean_auc_contrasts(groups, "ref", n=300, seed=1).set_index("metric")
+    assert list(out.index) == ["a", "same"]
+    pair = bootstrap_mean_auc_diff({"x": gx, "z": gz}, n=300, seed=1)
+    assert out.loc["a", "diff"] == pytest.approx(100 * pair.diff) == pytest.approx(62.5)
+    assert (out.loc["a", "ci_low"], out.loc["a", "ci_high"]) == pytest.approx((100 * pair.ci[0], 100 * pair.ci[1]))
+    assert out.loc["a", "p_value"] == pytest.approx(pair.p_value)
+    assert out.loc["a", "mean_auc"] == pytest.approx(87.5) and out.loc["a", "mean_auc_reference"] == pytest.approx(25)
+    assert out.loc["same", "diff"] == 0.0 and out.loc["same", "p_value"] == 1.0
+    assert (out["n_datasets"] == 2).all()
+
+
+def test_mean_auc_contrasts_refuses_bad_input():
+    from tfc.meta import mean_auc_contrasts
+
+    g = {"x": ([1, 0, 1, 0], {"a": [0.9, 0.1, 0.8, 0.2], "b": [0.5, 0.4, 0.3, 0.2]})}
+    with pytest.raises(ValueError, match="reference 'c'"):
+        mean_auc_contrasts(g, "c", n=10)
+    with pytest.raises(ValueError, match="alpha"):
+        mean_auc_contrasts(g, "a", n=10, alpha=1.5)
+    with pytest.raises(ValueError, match="metrics"):
+        mean_auc_contrasts({**g, "y": ([1, 0], {"a": [0.1, 0.2]})}, "a", n=10)

@@ -22,12 +22,13 @@ from tfc.meta.correlation import correlation, correlations, summary_level, syste
 from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, normalise
 from tfc.meta.significance import (DEFAULT_N, BootstrapResult, MeanBootstrapResult, bootstrap_auc_diff,
                                    bootstrap_aucs, bootstrap_mean_auc_diff, bootstrap_mean_aucs, correct_pvalues,
-                                   interval_comparison)
+                                   interval_comparison, mean_auc_contrasts)
 
 __all__ = [
     "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",
     "tuned_accuracy", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
     "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "bootstrap_mean_auc_diff", "bootstrap_mean_aucs", "MeanBootstrapResult", "interval_comparison", "correct_pvalues",
+    "mean_auc_contrasts",
     "DEFAULT_N", "normalise", "ensemble_scores", "ensemble_frame", "disagreement", "binned_auc",
     "count_words", "novel_unigram_pct",
 ]

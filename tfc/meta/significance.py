@@ -241,6 +241,42 @@ def bootstrap_mean_auc_diff(groups: dict, n: int = DEFAULT_N, seed: int = 0,
                                diffs=d_star)
 
 
+def mean_auc_contrasts(groups: dict, reference: str, n: int = DEFAULT_N, seed: int = 0,
+                       alpha: float = 0.05) -> pd.DataFrame:
+    """Every metric against ``reference``: the paired bootstrap of the difference of mean-over-datasets AUCs,
+    all metrics on one set of within-dataset resamples (:func:`bootstrap_mean_aucs`), so the rows are
+    comparable with each other (e.g. an ablation: the 3-way head against the binary and regression heads).
+
+    ``groups``: ``{dataset: (labels, {metric: scores})}``, the same metrics in every dataset, ``reference``
+    among them. Returns one row per other metric: ``metric, mean_auc, mean_auc_reference, diff`` (metric minus
+    reference, AUC x 100), ``ci_low, ci_high`` (percentile interval), ``p_value`` (two-sided, unadjusted:
+    pass the column to :func:`correct_pvalues` for a family), ``n_valid`` (resamples in which every dataset
+    held both classes) and ``n_datasets``.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    boot, metrics, per = bootstrap_mean_aucs(groups, n=n, seed=seed)
+    if reference not in metrics:
+        raise ValueError(f"reference {reference!r} is not one of the metrics {metrics}")
+    mean = {m: float(np.mean([per[d][m] for d in per])) for m in metrics}
+    ref = metrics.index(reference)
+    rows = []
+    for i, m in enumerate(metrics):
+        if i == ref:
+            continue
+        d_star = boot[:, i] - boot[:, ref]
+        d_star = d_star[np.isfinite(d_star)]
+        if d_star.size == 0:
+            raise ValueError("every bootstrap resample held a single class in some dataset; too few examples")
+        d = mean[m] - mean[reference]
+        (lo, hi), p = _shifted_null(d, d_star, alpha)
+        rows.append({"metric": m, "mean_auc": 100 * mean[m], "mean_auc_reference": 100 * mean[reference],
+                     "diff": 100 * d, "ci_low": 100 * lo, "ci_high": 100 * hi, "p_value": p,
+                     "n_valid": int(d_star.size), "n_datasets": len(per)})
+    return pd.DataFrame(rows, columns=["metric", "mean_auc", "mean_auc_reference", "diff", "ci_low", "ci_high",
+                                       "p_value", "n_valid", "n_datasets"])
+
+
 def interval_comparison(labels, scores: dict, n: int = DEFAULT_N, seed: int = 0,
                         levels=(0.05, 0.01), method: str = "overlap") -> dict:
     """TRUE's test on one dataset: is the best metric significantly better than the second best?

@@ -313,3 +313,57 @@ def dev_mean(checkpoint: str) -> str:
         return "n/a"
     aucs = [r["auc"] for r in rec["table"] if r["reading"] == rec["chosen"]]
     return f"{sum(aucs) / len(aucs):.1f}" if aucs else "n/a"
+
+
+def coverage_text(cov: pd.DataFrame) -> str:
+    """How much of the TRUE sets an ablation run covers (the ``coverage`` frame of
+    :func:`tfc.runs.inhouse.ablation_groups`), as prose: "every row of all 9 sets (23,853 rows)" or
+    "13,102 of 23,853 rows; complete: frank, q2"."""
+    if cov.empty:
+        return "no rows"
+    done = cov[cov["scored"] == cov["rows"]]["dataset"].tolist()
+    scored, rows = int(cov["scored"].sum()), int(cov["rows"].sum())
+    if len(done) == len(cov):
+        return f"every row of all {len(cov)} sets ({rows:,} rows)"
+    return f"{scored:,} of {rows:,} rows; complete: {', '.join(done) or 'none'}"
+
+
+def ablation_texts(con: pd.DataFrame, kind: str, alpha: float = 0.05) -> dict:
+    """Glue text of an ablation's contrasts (:func:`tfc.runs.inhouse.ablation_contrasts`): per alternative
+    ``as_<kind>_vs_<alt>`` = "alternative − published [95 % CI]" (AUC x 100), and ``as_<kind>_verdict``, which
+    alternatives the published choice beats, loses to or ties (Holm-adjusted p against ``alpha``). "n/a" when the
+    run does not cover every row."""
+    from tfc.runs.inhouse import ABLATION_REFERENCE, SPLIT_MODES
+    from tfc.scorers.alignscore import HEADS
+
+    alts = [a for a in (HEADS if kind == "head" else SPLIT_MODES) if a != ABLATION_REFERENCE[kind]]
+    out = {f"as_{kind}_vs_{a.replace('-', '_')}": "n/a" for a in alts}
+    out[f"as_{kind}_verdict"] = "n/a (the run does not cover every row yet)"
+    if con.empty:
+        return out
+    groups = {"beats": [], "loses to": [], "is level with": []}
+    for r in con.itertuples(index=False):
+        alt = getattr(r, kind)
+        out[f"as_{kind}_vs_{alt.replace('-', '_')}"] = f"{r.diff:+.1f} [{r.ci_low:+.1f}, {r.ci_high:+.1f}]"
+        side = "is level with" if r.p_holm >= alpha else ("beats" if r.diff < 0 else "loses to")
+        groups[side].append(alt)
+    ref = ABLATION_REFERENCE[kind]
+    out[f"as_{kind}_verdict"] = f"{ref} " + "; ".join(f"{k} {', '.join(v)}" for k, v in groups.items() if v)
+    return out
+
+
+def task_rows_text(checkpoint: str) -> str:
+    """A checkpoint's training rows per head (label space) with their sources, from its committed record:
+    "3way 143,319 (…); bin 8,555 (msrp, rte_glue); …"; "n/a" without a record."""
+    try:
+        rows = models.training_record(checkpoint).get("mix_report", {}).get("rows", [])
+    except FileNotFoundError:
+        return "n/a"
+    if not rows:
+        return "n/a"
+    mix = pd.DataFrame(rows)
+    parts = []
+    for task, g in mix.groupby("task", sort=False):
+        src = ", ".join(g["source"]) if len(g) <= 3 else f"{len(g)} sources"
+        parts.append(f"{task} {int(g['rows'].sum()):,} ({src})")
+    return "; ".join(parts)
