@@ -223,3 +223,27 @@ def test_task_averages_and_variance():
     assert out["var_wo_vitc_fever"] == pytest.approx(np.var(vals, ddof=1))
     partial = W.with_task_averages(long.iloc[:4])       # a missing member: no summary rows
     assert set(partial["row"]) == set(nine[:4])
+
+
+def test_strong_warmup_pair_reads_both_models_the_same_way_and_texts_need_every_row():
+    """WeCheck on v8 and its warm-up differ only in the checkpoint (v8's recorded chosen reading); the prose
+    gives means only for full coverage, and the verdict follows the interval's side of 0."""
+    from tfc.book.chapters import wecheck as WCh
+    from tfc.runs.inhouse import WECHECK_V8
+
+    pair = WCh.strong_warmup_models()
+    (warm_name, warm_kw), (wc_name, wc_kw) = pair.values()
+    assert warm_name == wc_name == "summac-zs" and wc_kw["checkpoint"] == WECHECK_V8
+    assert {k: v for k, v in wc_kw.items() if k != "checkpoint"} == {k: v for k, v in warm_kw.items() if k != "checkpoint"}
+    warm, wc = pair
+    full = pd.DataFrame({"model": [warm, warm, wc, wc], "dataset": ["a", "b", "a", "b"], "auc": [70.0, 80.0, 72.0, 81.0],
+                         "coverage": [1.0, 1.0, 1.0, 0.5]})
+    sig = pd.DataFrame({"diff": [1.5], "ci_low": [0.2], "ci_high": [2.9]})
+    t = WCh.strong_warmup_texts(full, sig, 2)
+    assert t["wc_v8_mean_warmup"] == "75.0" and t["wc_v8_mean_wecheck"] == "n/a"   # b covers half its rows
+    assert t["wc_v8_gain"] == "n/a" and t["wc_v8_verdict"].startswith("not measured")
+    full.loc[3, "coverage"] = 1.0
+    t = WCh.strong_warmup_texts(full, sig, 2)
+    assert (t["wc_v8_mean_wecheck"], t["wc_v8_gain"]) == ("76.5", "+1.5 [+0.2, +2.9]") and "above" in t["wc_v8_verdict"]
+    t = WCh.strong_warmup_texts(full, sig.assign(ci_low=-0.4), 2)
+    assert "holds 0" in t["wc_v8_verdict"]

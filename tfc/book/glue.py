@@ -298,6 +298,13 @@ KEYS: dict[str, str] = {
     "as_split_pairs_ratio_smartn": "model pairs of smart-n relative to chunk mode on the sample",
     "as_cost_table": "scoring runs: rows, pairs, minutes and pairs/s per model and run",
     # --- 06_wecheck ---
+    "wc_v8_table": "WeCheck on v8 and its warm-up v8: AUC x 100 [95% CI] and coverage per TRUE set, every row",
+    "wc_v8_sig_table": "paired bootstrap of the nine-set mean: WeCheck on v8 minus its warm-up",
+    "wc_v8_mean_warmup": "nine-set mean AUC of the warm-up v8 (its chosen reading, every row)",
+    "wc_v8_mean_wecheck": "nine-set mean AUC of WeCheck trained on v8 (same reading, every row)",
+    "wc_v8_gain": "WeCheck on v8 minus its warm-up, nine-set mean AUC x 100 [95% CI]",
+    "wc_v8_verdict": "whether the interval of that gain lies above, below or around 0",
+    "wc_v8_train": "training facts of tfc/wecheck-minilm-v8 from its record",
     "wc_paws_rows": "rows (pairs) of the released WeCheck PAWS file",
     "wc_paws_articles_in_true": "WeCheck PAWS articles that are TRUE-PAWS groundings (case/space-normalised)",
     "wc_paws_pairs_in_true": "WeCheck PAWS rows whose pair is a TRUE-PAWS pair",

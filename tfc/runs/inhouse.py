@@ -51,6 +51,7 @@ SENT_V8 = "tfc/sent-minilm-v8"     # v4's mix (v3 + contrast with copies) for 3 
 # v8's int8 weight-only release (results/release/sent-minilm-v8-int8), the second shipped model: the best nine-set
 # mean of the sentence models, read the way v8's dev-data sweep chose
 SENT_V8_RELEASE = "tfc/sent-minilm-v8-int8"
+WECHECK_V8 = "tfc/wecheck-minilm-v8"   # WeCheck's recipe with v8 as the warm-up (tfc.train.wecheck.RUNS)
 # At v3's 32 rows per batch an H100 ran 17 steps/s at 11 % use (the step's Python side dominates), so the GPU
 # variants take 128 rows per batch, with the learning rate raised from 6e-5 to 1e-4 (about the square-root rule)
 GPU_BATCH = {"batch_size": 128, "lr": 1e-4}
@@ -144,6 +145,12 @@ def plans() -> dict[str, list[dict]]:
         out["align7-true"] = [{**align7, "dataset": d} for d in sorted(true9, key=SENT_ORDER.index)]
         out["align7-split"] = [{**align7, "overrides": {**align7["overrides"], "split": sp}, "dataset": d}
                                for d in sorted(true9, key=SENT_ORDER.index) for sp in SPLIT_MODES[1:]]
+    # WeCheck's recipe on v8 as the warm-up (tfc.train.wecheck.RUNS), read as v8's sweep chose, so that the pair
+    # (WeCheck, its warm-up) differs only in the weak-supervision fine-tuning
+    if (config.artifacts_dir() / WECHECK_V8[4:]).is_dir():
+        out["wecheck8-true"] = [{"scorer": "summac-zs", "overrides": {**kw, "checkpoint": WECHECK_V8}, "dataset": d}
+                                for _, (_, kw) in chosen_readings([SENT_V8]).items()
+                                for d in sorted(true9, key=SENT_ORDER.index)]
     # the second release, under the reading v8's sweep chose (the release is v8 quantised; the fp16 source's scores
     # are committed under tfc/sent-minilm-v8)
     out["sent8r-true-chosen"] = [{"scorer": "summac-zs", "overrides": {**kw, "checkpoint": SENT_V8_RELEASE},
@@ -715,7 +722,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "SENT_V6", "SENT_V7", "SENT_V8", "SENT_V8_RULE", "SENT_V8_RELEASE", "SENT_V8_RELEASE_LABEL",
            "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT", "ALIGN_ABLATION", "ABLATION_REFERENCE",
-           "ablation_groups", "ablation_contrasts", "data_rows"]
+           "ALIGN_READINGS", "WECHECK_V8", "ablation_groups", "ablation_contrasts", "data_rows"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -760,6 +767,9 @@ SENT_V1_MODELS = {"sent-minilm (v1, int8)": sent_reading(SENT_V1, "int8-dynamic"
 SENT_VARIANTS = {SENT_V3[4:]: sent_reading(SENT_V3), SENT_V4[4:]: sent_reading(SENT_V4),
                  SENT_V5[4:]: sent_reading(SENT_V5), SENT_V6[4:]: sent_reading(SENT_V6),
                  SENT_V7[4:]: sent_reading(SENT_V7), SENT_V8[4:]: sent_reading(SENT_V8)}
+# v7 (all three heads) read the published AlignScore way, beside the sentence readings in the full-set tables: the
+# AlignScore chapter's in-house stand-in for the paper's own reading (its head and splitting ablations use this run)
+ALIGN_READINGS = {f"{SENT_V7[4:]} (AlignScore: chunks, 3-way head)": ("alignscore", {"checkpoint": SENT_V7})}
 # The GPU machine had no spaCy at first, so the sentence splitter resolved to the rule splitter there; its scores
 # are kept for one model, as the measured cost of that splitter on lower-cased news text
 SENT_V8_RULE = sent_reading(SENT_V8, score_type="e", sentence_splitter="rule")

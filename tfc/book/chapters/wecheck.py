@@ -184,3 +184,44 @@ def signal_densities(pool: pd.DataFrame, sigcols, p_lab):
             ax.axvline(0.25, ls="--", color="grey")
             ax.axvline(0.75, ls="--", color="grey")
     return g
+
+
+def strong_warmup_models() -> dict:
+    """``{label: (scorer, config)}``: v8, the strongest in-house warm-up, and WeCheck's recipe trained on it
+    (``tfc/wecheck-minilm-v8``), both read the way v8's dev-data sweep chose, so the two differ only in the
+    weak-supervision fine-tuning. Empty when v8 has no recorded sweep."""
+    from tfc.runs.inhouse import SENT_V8, WECHECK_V8, chosen_readings
+
+    chosen = list(chosen_readings([SENT_V8]).values())
+    if not chosen:
+        return {}
+    name, kw = chosen[0]
+    return {"warm-up: sent-minilm-v8": (name, kw), "WeCheck on sent-minilm-v8": (name, {**kw, "checkpoint": WECHECK_V8})}
+
+
+def strong_warmup_texts(full: pd.DataFrame, sig: pd.DataFrame, n_sets: int) -> dict:
+    """Glue text of the strong-warm-up comparison: nine-set means (``n/a`` unless a model covers every row of all
+    ``n_sets`` sets), the paired-bootstrap gain "+x.x [lo, hi]" and a verdict; plus the WeCheck run's training
+    facts from its record."""
+    labels = list(strong_warmup_models())
+    out = {"wc_v8_mean_warmup": "n/a", "wc_v8_mean_wecheck": "n/a", "wc_v8_gain": "n/a",
+           "wc_v8_verdict": "not measured (the runs do not cover every row)", "wc_v8_train": "n/a"}
+    ok = full.dropna(subset=["auc"]) if len(full) else full
+    for key, label in zip(("wc_v8_mean_warmup", "wc_v8_mean_wecheck"), labels):
+        got = ok[(ok["model"] == label) & (ok["coverage"] >= 0.999)] if len(ok) else ok
+        if len(got) == n_sets:
+            out[key] = f"{got['auc'].mean():.1f}"
+    if len(sig) and "n/a" not in (out["wc_v8_mean_warmup"], out["wc_v8_mean_wecheck"]):
+        r = sig.iloc[0]
+        out["wc_v8_gain"] = f"{r['diff']:+.1f} [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]"
+        out["wc_v8_verdict"] = ("WeCheck is above its warm-up (the interval lies above 0)" if r["ci_low"] > 0 else
+                                "WeCheck is below its warm-up (the interval lies below 0)" if r["ci_high"] < 0 else
+                                "no difference the bootstrap can tell apart (the interval holds 0)")
+    try:
+        rec = models.training_record("tfc/wecheck-minilm-v8")
+        rows = rec["mix"]["train_rows"]
+        out["wc_v8_train"] = (f"{rec['steps']} steps over {rows} weakly labelled dialogue rows in "
+                              f"{rec['train_seconds'] / 60:.1f} min ({rec['device']})")
+    except (FileNotFoundError, KeyError):
+        pass
+    return out
