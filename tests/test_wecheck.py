@@ -235,6 +235,8 @@ def test_strong_warmup_pair_reads_both_models_the_same_way_and_texts_need_every_
     (warm_name, warm_kw), (wc_name, wc_kw) = pair.values()
     assert warm_name == wc_name == "summac-zs" and wc_kw["checkpoint"] == WECHECK_V8
     assert {k: v for k, v in wc_kw.items() if k != "checkpoint"} == {k: v for k, v in warm_kw.items() if k != "checkpoint"}
+    from tfc.runs.inhouse import TRIED
+    assert [t["scorer"] for t in TRIED if t["checkpoint"] == WECHECK_V8] == [(wc_name, wc_kw)]   # "what we tried" row
     warm, wc = pair
     full = pd.DataFrame({"model": [warm, warm, wc, wc], "dataset": ["a", "b", "a", "b"], "auc": [70.0, 80.0, 72.0, 81.0],
                          "coverage": [1.0, 1.0, 1.0, 0.5]})
@@ -245,5 +247,6 @@ def test_strong_warmup_pair_reads_both_models_the_same_way_and_texts_need_every_
     full.loc[3, "coverage"] = 1.0
     t = WCh.strong_warmup_texts(full, sig, 2)
     assert (t["wc_v8_mean_wecheck"], t["wc_v8_gain"]) == ("76.5", "+1.5 [+0.2, +2.9]") and "above" in t["wc_v8_verdict"]
+    assert (t["wc_v8_up_sets"], t["wc_v8_largest_drop"]) == ("a (+2.0), b (+1.0)", "none")
     t = WCh.strong_warmup_texts(full, sig.assign(ci_low=-0.4), 2)
     assert "holds 0" in t["wc_v8_verdict"]

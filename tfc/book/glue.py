@@ -304,6 +304,8 @@ KEYS: dict[str, str] = {
     "wc_v8_mean_wecheck": "nine-set mean AUC of WeCheck trained on v8 (same reading, every row)",
     "wc_v8_gain": "WeCheck on v8 minus its warm-up, nine-set mean AUC x 100 [95% CI]",
     "wc_v8_verdict": "whether the interval of that gain lies above, below or around 0",
+    "wc_v8_up_sets": "TRUE sets where WeCheck on v8 is above its warm-up, with the AUC difference",
+    "wc_v8_largest_drop": "TRUE set where WeCheck on v8 falls most below its warm-up, with the difference",
     "wc_v8_train": "training facts of tfc/wecheck-minilm-v8 from its record",
     "wc_paws_rows": "rows (pairs) of the released WeCheck PAWS file",
     "wc_paws_articles_in_true": "WeCheck PAWS articles that are TRUE-PAWS groundings (case/space-normalised)",

@@ -919,9 +919,14 @@ TRIED = (
                f"batches of {recipe['batch_size']} at lr {recipe['lr']:g}, 128 tokens, on an H100 (`tfc gpu`)"}
       for name, recipe in GPU_VARIANTS.items()),
     {"variant": "sent-minilm-v7, AlignScore reading (chunks x claim sentences, 3-way head)", "checkpoint": SENT_V7,
-     "scorer": ("alignscore", {"checkpoint": SENT_V7}),
+     "scorer": next(iter(ALIGN_READINGS.values())),
      "data": "v7's weights (all three heads) read the published AlignScore way, 350-word chunks at up to 512 tokens; "
              "the head and splitting ablations below come from this run and its siblings"},
+    {"variant": "wecheck-minilm-v8, v8's chosen reading", "checkpoint": WECHECK_V8,
+     "scorer": ("summac-zs", {**sent_reading(SENT_V8, grounding_granularity="sentence", score_type="e")[1],
+                              "checkpoint": WECHECK_V8}),
+     "data": "WeCheck's recipe as for wecheck-minilm (the same weak dialogue pool, label model, noise filter and "
+             "settings; tfc.train.wecheck.RUNS) from v8 instead of nli-minilm; the WeCheck chapter compares it with v8"},
     {"variant": "sent-minilm-v8, max P(e), rule sentence splitter", "checkpoint": SENT_V8,
      "scorer": SENT_V8_RULE,
      "data": "the same weights and reading, split by the rule splitter (the GPU machine's first scoring, "

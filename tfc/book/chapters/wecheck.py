@@ -211,6 +211,12 @@ def strong_warmup_texts(full: pd.DataFrame, sig: pd.DataFrame, n_sets: int) -> d
         got = ok[(ok["model"] == label) & (ok["coverage"] >= 0.999)] if len(ok) else ok
         if len(got) == n_sets:
             out[key] = f"{got['auc'].mean():.1f}"
+    out["wc_v8_up_sets"], out["wc_v8_largest_drop"] = "n/a", "n/a"
+    if "n/a" not in (out["wc_v8_mean_warmup"], out["wc_v8_mean_wecheck"]):
+        d = (ok[ok["model"] == labels[1]].set_index("dataset")["auc"]
+             - ok[ok["model"] == labels[0]].set_index("dataset")["auc"])
+        out["wc_v8_up_sets"] = ", ".join(f"{k} ({v:+.1f})" for k, v in d[d > 0].items()) or "none"
+        out["wc_v8_largest_drop"] = f"{d.idxmin()} ({d.min():+.1f})" if (d < 0).any() else "none"
     if len(sig) and "n/a" not in (out["wc_v8_mean_warmup"], out["wc_v8_mean_wecheck"]):
         r = sig.iloc[0]
         out["wc_v8_gain"] = f"{r['diff']:+.1f} [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}]"
