@@ -588,7 +588,7 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
     every column scored every row of the set and both classes occur (the input of
     :func:`tfc.meta.mean_auc_contrasts`); ``coverage`` is ``dataset, rows, scored`` (rows all columns scored) for
     every dataset asked, so a partial run is visible, never silently a sample."""
-    from tfc import scorers
+    from tfc import data, scorers
     from tfc.results.dataset import head_scores
     from tfc.scorers.alignscore import HEADS
 
@@ -605,7 +605,7 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
             got = pd.concat([frames[0]["label"]] + [f["score"].rename(sp) for f, sp in zip(frames, SPLIT_MODES)],
                             axis=1).reset_index()
             cols = list(SPLIT_MODES)
-        n_rows = len(data_rows(ds))
+        n_rows = len(data.load(ds))
         got = got.dropna(subset=cols)
         cov.append({"dataset": ds, "rows": n_rows, "scored": int(len(got))})
         if len(got) == n_rows and got["label"].nunique() == 2:
@@ -613,22 +613,17 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
     return groups, pd.DataFrame(cov, columns=["dataset", "rows", "scored"])
 
 
-def data_rows(dataset: str) -> pd.DataFrame:
-    """Every row of a dataset (all splits): ``id, label``."""
-    from tfc import data
-
-    return data.load(dataset)[["id", "label"]]
-
-
 def ablation_contrasts(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datasets=None, n: int = 1000,
-                       seed: int = 0) -> pd.DataFrame:
+                       seed: int = 0, groups: dict | None = None) -> pd.DataFrame:
     """The ablation's alternatives against the published choice (:data:`ABLATION_REFERENCE`): paired bootstrap of
     the mean-AUC difference over the datasets, all on one set of resamples, Holm-adjusted p-values. Empty unless
-    every dataset asked is scored on every row (:func:`ablation_groups`)."""
+    every dataset asked is scored on every row (:func:`ablation_groups`; pass its ``groups`` when already read)."""
     from tfc.meta import correct_pvalues, mean_auc_contrasts
 
     datasets = list(datasets or _true_sets())
-    groups, _ = ablation_groups(checkpoint, kind, datasets)
+    if groups is None:
+        groups, _ = ablation_groups(checkpoint, kind, datasets)
+    groups = {d: groups[d] for d in datasets if d in groups}
     if len(groups) < len(datasets):
         return pd.DataFrame()
     out = mean_auc_contrasts(groups, ABLATION_REFERENCE[kind], n=n, seed=seed)
@@ -722,7 +717,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "SENT_V6", "SENT_V7", "SENT_V8", "SENT_V8_RULE", "SENT_V8_RELEASE", "SENT_V8_RELEASE_LABEL",
            "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT", "ALIGN_ABLATION", "ABLATION_REFERENCE",
-           "ALIGN_READINGS", "WECHECK_V8", "ablation_groups", "ablation_contrasts", "data_rows"]
+           "ALIGN_READINGS", "WECHECK_V8", "ablation_groups", "ablation_contrasts"]
 
 
 # --------------------------------------------------------------------------------------------------
