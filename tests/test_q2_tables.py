@@ -1,6 +1,7 @@
 """Q² Tables 4 and 6 on hand cases: the system-level simulation (Spearman over simulated systems) and the
 turn-level correlations with human ratings."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from tfc.book.chapters.qgqa import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
@@ -77,3 +78,95 @@ def test_usr_correlations_refuse_bad_input():
         usr_correlations([0, 1, np.nan, 2], [0, 1, 2, 3])
     with pytest.raises(ValueError):
         usr_correlations([0, 1, 2, 3], [0, 1, 2, 3], covered=[1, 1, 0, 0])   # two covered pairs only
+
+
+def test_qa_dev_curve_from_a_record():
+    from tfc.book.chapters.qgqa import qa_dev_curve
+
+    rec = {"dev_curve": [
+        {"step": 350, "examples": 5600, "heldout": {"f1": 0.5, "no_answer_accuracy": 0.9,
+                                                     "by_kind_f1": {"cross": 0.4, "contrast": 0.25}},
+         "xquad": {"f1": 0.3, "exact_match": 0.2}},
+        {"step": 700, "examples": 11200, "heldout": {"f1": 0.75, "no_answer_accuracy": None, "by_kind_f1": {}},
+         "xquad": {"f1": 0.5, "exact_match": 0.375}}]}
+    c = qa_dev_curve(rec)
+    assert c["step"].tolist() == [350, 700] and c["cross_f1"].iloc[0] == pytest.approx(40.0)
+    assert c["xquad_em"].tolist() == pytest.approx([20.0, 37.5]) and np.isnan(c["cross_f1"].iloc[1])
+    assert np.isnan(c["no_answer_acc"].iloc[1])
+    assert qa_dev_curve({}).empty and list(qa_dev_curve({}).columns)[:2] == ["step", "examples"]
+
+
+def test_qags_variant_table_by_hand(monkeypatch):
+    """Pearson with the human scores per set, self-consistency pooled over both sets, a partial cache -> NaN."""
+    from tfc.book.chapters import qgqa as T
+
+    human = {"qags_cnndm": pd.Series([0.0, 0.5, 1.0], index=["c0", "c1", "c2"]),
+             "qags_xsum": pd.Series([1.0, 0.0, 0.5], index=["x0", "x1", "x2"])}
+
+    class Sc:
+        def __init__(self, sig, scores):
+            self.signature, self.scores = sig, scores
+
+    def cached(sc, ds):
+        ids = list(human[ds].index)
+        return pd.DataFrame({"id": ids, "score": sc.scores[ds], "aux_n_generated": [4, 4, 2],
+                             "aux_n_self_consistent": [2, 1, 1]})
+
+    monkeypatch.setattr(T, "cached", cached)
+    monkeypatch.setattr(T, "human_scores", lambda ds: human[ds])
+    good = Sc("qags.a", {"qags_cnndm": [0.1, 0.2, 0.3], "qags_xsum": [0.3, 0.1, 0.2]})      # r = 1 and r = 1
+    part = Sc("qags.b", {"qags_cnndm": [0.3, 0.2, 0.1], "qags_xsum": [0.1, np.nan, 0.2]})   # r = -1; partial
+    t = T.qags_variant_table({"A": good, "B": part}, quality={"A": 55.0}).set_index("variant")
+    assert t.loc["A", "qags_cnndm_pearson"] == pytest.approx(100) and t.loc["A", "qags_xsum_pearson"] == pytest.approx(100)
+    assert t.loc["A", "self_consistent"] == pytest.approx(100 * 8 / 20) and t.loc["A", "quality"] == 55.0
+    assert t.loc["B", "qags_cnndm_pearson"] == pytest.approx(-100) and np.isnan(t.loc["B", "qags_xsum_pearson"])
+    assert t.loc["B", "qags_xsum_rows"] == 2 and t.loc["B", "self_consistent"] == pytest.approx(40.0)
+    assert np.isnan(t.loc["B", "quality"])
+
+
+def test_stage_table_by_hand():
+    from tfc.book.chapters.qgqa import stage_table
+
+    runs = pd.DataFrame([
+        {"scorer": "q2", "dataset": "a", "computed_rows": 100, "wall_seconds": 50.0,
+         "stage_seconds": {"qg": 10.0, "qa_grounding": 25.0}},
+        {"scorer": "q2", "dataset": "b", "computed_rows": 50, "wall_seconds": 25.0,
+         "stage_seconds": {"qg": 5.0, "compare": 5.0}},
+        {"scorer": "q2", "dataset": "old", "computed_rows": 10, "wall_seconds": 9.0, "stage_seconds": np.nan},
+        {"scorer": "qags", "dataset": "c", "computed_rows": 10, "wall_seconds": 9.0, "stage_seconds": {"qg": 1.0}}])
+    t = stage_table(runs, "q2")
+    assert list(t.index) == ["a", "b", "all"] and list(t.columns) == ["responses", "qg", "qa_grounding", "compare",
+                                                                     "pipeline"]
+    assert t.loc["a", "qg"] == 10.0 and t.loc["a", "qa_grounding"] == 4.0 and np.isnan(t.loc["a", "compare"])
+    assert t.loc["all", "qg"] == 10.0 and t.loc["all", "responses"] == 150 and t.loc["all", "pipeline"] == 2.0
+    assert stage_table(runs.drop(columns="stage_seconds"), "q2").empty and stage_table(runs, "nli").empty
+
+
+def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
+    from tfc.book.chapters import qgqa as T
+
+    lab = [1, 1, 0, 0]
+    frames = {
+        ("q2", "a"): pd.DataFrame({"id": list("wxyz"), "label": lab, "score": [0.9, 0.0, 0.2, 0.1],
+                                   "aux_n_valid": [2, 0, 1, 1], "aux_n_candidates": [3, 1, 2, 2],
+                                   "aux_f1_only": [0.9, np.nan, 0.2, 0.1]}),
+        ("true", "a"): pd.DataFrame({"id": list("wxyz"), "label": lab, "score": [0.9, 0.5, 0.2, 0.1]}),
+        ("f1", "a"): pd.DataFrame({"id": list("wxyz"), "label": lab, "score": [0.1, 0.9, 0.2, 0.3]}),
+        ("q2", "b"): pd.DataFrame({"id": list("wxyz"), "label": lab, "score": [0.9, np.nan, 0.2, np.nan],
+                                   "aux_n_valid": [1, np.nan, 1, np.nan], "aux_n_candidates": [1, np.nan, 1, np.nan]}),
+    }
+
+    class Sc:
+        def __init__(self, name):
+            self.name, self.signature = name, f"{name}.sig"
+
+    monkeypatch.setattr(T, "cached", lambda sc, ds, **kw: frames[(sc.name, ds)].copy())
+    monkeypatch.setattr("tfc.scorers.get", lambda name, **kw: Sc(name))
+    t = T.q2_true_auc(Sc("q2"), ["a", "b"], n_boot=50, true_scorer=Sc("true"))
+    assert t["dataset"].tolist() == ["a"] and t.attrs["partial"] == ["b"]
+    r = t.iloc[0]
+    # 0-filled Q²: positives .9, 0 vs negatives .2, .1 -> 2 of 4 pairs; TRUE variant .9, .5 vs .2, .1 -> 4 of 4
+    assert r["q2_nli"] == pytest.approx(50.0) and r["true_q2"] == pytest.approx(100.0)
+    assert r["q2_nli_covered"] == pytest.approx(100.0) and r["coverage"] == pytest.approx(75.0)
+    # token F1: positives .1, .9 vs negatives .2, .3 -> 2 of 4 pairs
+    assert r["token_f1"] == pytest.approx(50.0) and r["diff_vs_f1"] == pytest.approx(0.0)

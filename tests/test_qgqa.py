@@ -176,11 +176,31 @@ def test_q2_stub_pipeline_and_nli():
     s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "entailment"})
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(1.0)
     assert s._aux_keep["aux_f1_only"][0] == pytest.approx(0.75)     # the same questions without NLI
+    # TRUE's F1 validation keeps the same two questions here (both answers match exactly)
+    assert s._aux_keep["aux_true_q2"][0] == pytest.approx(1.0) and s._aux_keep["aux_n_valid_true"][0] == 2
     assert s.nli.seen == [("What about Barack Obama here? The president Obama", "What about Barack Obama here? Barack Obama")]
     s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "contradiction"})
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(0.5)      # (0 + 1) / 2
     s = _stub_q2(qa, {})                                           # neutral keeps F1
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(0.75)
+
+
+def test_true_variant_validates_by_token_f1():
+    """A question whose answer on the response only overlaps its candidate (F1 2/3 >= 0.54) fails Q²'s exact
+    match but passes TRUE's F1 validation: it is answered on the knowledge and enters aux_true_q2 only; a
+    response with no valid question of either kind has NaN there (TRUE's NLI fallback fills it)."""
+    qa = {("What about Barack Obama here?", RESP): "Obama", ("What about Paris here?", RESP): "Paris",
+          ("What about Barack Obama here?", KNOW): "The president Obama", ("What about Paris here?", KNOW): "Paris"}
+    s = _stub_q2(qa, use_nli=False)
+    score, t = s.run([KNOW, KNOW], [RESP, "Yes!"])
+    assert score[0] == pytest.approx(1.0)                     # Q²: only Paris is valid (EM)
+    aux = s._aux_keep
+    # TRUE: Obama too ("Obama" vs "Barack Obama": F1 2/3); on the knowledge "The president Obama" vs candidate
+    # "Barack Obama": F1 1/2 -> mean (1 + 1/2) / 2
+    assert aux["aux_n_valid"][0] == 1 and aux["aux_n_valid_true"][0] == 2
+    assert aux["aux_true_q2"][0] == pytest.approx(0.75)
+    assert np.isnan(aux["aux_true_q2"][1]) and aux["aux_n_valid_true"][1] == 0 and score[1] == 0.0
+    assert t.loc[t["valid_true"] & ~t["valid"], "answer_grounding"].tolist() == ["The president Obama"]
 
 
 def test_q2_validation_no_answer_and_no_valid():
@@ -251,6 +271,8 @@ def test_qags_stub_pipeline():
     aux = s._aux_keep   # prefix means over the best distinct questions: Obama (2/3) ranks first on the tie
     assert aux["aux_mean_k1"][0] == pytest.approx(2 / 3) and aux["aux_mean_k2"][0] == pytest.approx(5 / 6)
     assert aux["aux_mean_k10"][0] == pytest.approx(5 / 6) and aux["aux_n_questions"][0] == 2
+    # four questions written (two per candidate); the two "What about" ones come back with their own candidate
+    assert aux["aux_n_generated"][0] == 4 and aux["aux_n_self_consistent"][0] == 2
     s2 = QAGSScorer(qa_checkpoint="unused", k=20, fill_to_k=False)
     s2.qg, s2.qa, s2._loaded = StubQG(), StubQA(qa), True
     assert s2.run([art], [summ])[0][0] == pytest.approx((1.0 + 2 / 3) / 2)
@@ -304,8 +326,8 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
     out = q2.score(g, h, batch_size=3)
     assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and out[1] == 0.0
     t = q2.explain(g, h)
-    assert list(t.columns[:10]) == ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
-                                    "answer_grounding", "f1", "nli", "sub_score"]
+    assert list(t.columns[:11]) == ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
+                                    "valid_true", "answer_grounding", "f1", "nli", "sub_score"]
     assert (t["example"] == 0).all() and len(t) >= 3
     assert np.allclose(q2.score(g, h, batch_size=1), out)
     assert q2.last_aux()["aux_n_chunks"].tolist() == [1, 1]
@@ -465,8 +487,8 @@ def _sidecars():
 
 
 def test_committed_cache_signatures_are_unchanged():
-    """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under, under the "zero"
-    no-question policy, and holds no NaN score (the legacy "nan"-policy caches were converted and removed)."""
+    """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under, under a policy that
+    never gives NaN ("zero", or "nli" for TRUE's derived variant), and holds no NaN score."""
     import tfc.scorers as S
     from tfc.runs import qgqa as R
 
@@ -476,7 +498,7 @@ def test_committed_cache_signatures_are_unchanged():
         meta = json.loads(p.read_text())
         s = S.from_config(meta["scorer"], meta["config"])
         assert s.signature == meta["signature"] == p.parts[-3], p
-        assert s.config.no_questions == "zero" and s.config.qg_rules == "v1"
+        assert s.config.no_questions in ("zero", "nli")
         scores = pd.read_parquet(p.with_suffix(".parquet"))["score"]
         assert not scores.isna().any(), p
     # the chapters' run configurations point at them; the legacy configuration is a different signature
@@ -520,9 +542,11 @@ def test_rule_versions_in_identity_and_signature():
     with pytest.raises(ValueError, match="qg_rules"):
         Q2Scorer(qg_rules="v9")
     for cls in (Q2Scorer, QAGSScorer):
-        assert "qg_rules" not in cls().config.signature_fields()            # v1: out of the hash (ADDED)
-        assert cls(qg_rules="v2").signature != cls().signature
-        assert cls(qg_rules="v2").components()["qg"].startswith("rule-qg-v2")
+        assert cls().config.qg_rules == "v2"                                # the fixed rules are the default
+        assert "qg_rules" not in cls(qg_rules="v1").config.signature_fields()   # v1: out of the hash (ADDED)
+        assert cls(qg_rules="v1").signature != cls().signature
+        assert cls().components()["qg"].startswith("rule-qg-v2")
+        assert cls(qg_rules="v1").components()["qg"].startswith("rule-qg-v1")
     # v1 is unchanged: the questions of the tests above
     assert qgqa.RuleQG().generate(["The company hired 300 workers last year."], ["300"])[0][0][0] == \
         "How many workers did the company hire last year?"
@@ -567,3 +591,136 @@ def test_xquad_frame_reads_the_mirror_and_refuses_bad_offsets(data_dir, tmp_path
     (tmp_path / "broken.json").write_text("{not json")
     with pytest.raises(ValueError, match="cannot read"):
         xquad_frame(tmp_path / "broken.json")
+
+
+# ---------------------------------------------------------------------------------------------- document stride, dev curve
+def test_encode_examples_document_stride_windows(tiny):
+    """A long context read in overlapping windows: the window holding the answer points at exactly its
+    characters, the others are no-answer windows (position 0); a no-answer row gives no-answer windows only;
+    an answer longer than a window loses its row (every window dropped, never taught as no-answer)."""
+    from transformers import AutoTokenizer
+
+    from tfc.train.qa import encode_examples
+
+    tok = AutoTokenizer.from_pretrained(tiny["qa"])
+    filler = " ".join(f"word{i}" for i in range(120))
+    ctx = filler + " Marie Curie won the prize in 1903 ."
+    long_answer = " ".join(["nobel"] * 80)
+    frame = pd.DataFrame({"question": ["When did she win?", "Who won?", "What?"],
+                          "context": [ctx, ctx, "Intro " + long_answer + " end"],
+                          "answer_text": ["1903", "", long_answer],
+                          "answer_start": [ctx.index("1903"), -1, 6]})
+    enc, st, en, keep, owner = encode_examples(tok, frame, 48, stride=16)
+    w0 = np.flatnonzero(owner == 0)
+    assert len(w0) > 2                                  # the 120-word filler needs several windows
+    hit = [i for i in w0 if st[i] > 0]
+    assert len(hit) >= 1
+    for i in hit:
+        offs = enc["offset_mapping"][i]
+        assert ctx[offs[st[i]][0]:offs[en[i]][1]] == "1903"
+    assert all(st[i] == en[i] == 0 for i in w0 if i not in hit)
+    assert keep[w0].all() and keep[owner == 1].all() and (st[owner == 1] == 0).all()
+    assert not keep[owner == 2].any()                   # an answer no window holds whole
+    with pytest.raises(ValueError):
+        encode_examples(tok, frame, 48, stride=48)
+
+
+def test_long_contexts_keep_the_answer_offsets():
+    from tfc.train.qa import build_qa_set, long_contexts
+
+    train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3, long_frac=1.0)
+    lng = train[train["kind"] == "long"]
+    assert len(lng) > 0 and rep["rows_by_kind"]["long"] == len(lng) and "long" not in set(held["kind"])
+    for c, s, a in zip(lng["context"], lng["answer_start"], lng["answer_text"]):
+        assert c[s:s + len(a)] == a
+    assert (lng["context"].str.len() > 0).all()
+    assert not set(held["context"]) & set(train["context"])
+    assert len(long_contexts(train, np.random.default_rng(0), 0.0)) == 0
+    with pytest.raises(ValueError):
+        build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, long_frac=1.5)
+
+
+def test_qa_dev_curve_and_stride_config(tiny, tmp_path):
+    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa
+
+    assert QATrainConfig().stride == 128 and QATrainConfig(max_length=96).stride == 32
+    for bad in ({"doc_stride": 384}, {"doc_stride": -1}, {"eval_every": -1}):
+        with pytest.raises(ValueError):
+            QATrainConfig(**bad).validate()
+    train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3, long_frac=0.5)
+    dev = held[held["answer_start"] >= 0].head(4).assign(kind="xquad")
+    s = train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=4, batch_size=4, max_length=64, doc_stride=16,
+                                      eval_every=2, log_every=1, num_threads=1),
+                 out_dir=tmp_path / "m", heldout=held, dev=dev)
+    curve = s["dev_curve"]
+    assert [p["step"] for p in curve] == [2, 4]
+    for p in curve:
+        assert set(p) >= {"heldout", "xquad"} and 0 <= p["xquad"]["f1"] <= 1 and 0 <= p["heldout"]["f1"] <= 1
+    assert s["mix"]["stride"] == 16 and s["mix"]["train_windows"] >= s["mix"]["train_rows"]
+    assert s["mix"]["train_rows"] + s["train_rows_answer_truncated"] == len(train)
+    # the last curve point reads the same model as the saved one: the same held-out F1
+    assert curve[-1]["heldout"]["f1"] == pytest.approx(s["heldout_eval"]["f1"])
+
+
+def test_q2_and_qags_time_their_stages():
+    """Every pipeline stage a call goes through is timed (the runs report responses/s per stage)."""
+    qa = {("What about Barack Obama here?", RESP): "Barack Obama", ("What about Paris here?", RESP): "Paris",
+          ("What about Barack Obama here?", KNOW): "The president Obama", ("What about Paris here?", KNOW): "Paris"}
+    s = _stub_q2(qa, {"What about Barack Obama here? Barack Obama": "entailment"})
+    s.run([KNOW, KNOW], [RESP, "Yes!"])
+    st = s.stage_seconds
+    assert {"candidates", "qg", "qa_generated", "qa_grounding", "compare", "no_questions"} <= set(st)
+    assert all(v >= 0 for v in st.values()) and set(st) <= set(s.STAGES)
+    before = dict(st)
+    s.run([KNOW], [RESP])
+    assert all(s.stage_seconds[k] >= before[k] for k in before)        # seconds accumulate over calls
+
+
+def test_snapshot_from_a_resumable_state(tiny, tmp_path):
+    """A reader made from a run's saved state has exactly that state's weights and the run's tokenizer."""
+    import torch
+    from transformers import AutoModelForQuestionAnswering
+
+    from tfc.train.qa import QATrainConfig, build_qa_set, snapshot_from_state, train_qa
+
+    train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3)
+    train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=2, batch_size=4, max_length=64, num_threads=1),
+             out_dir=tmp_path / "run")
+    m = AutoModelForQuestionAnswering.from_pretrained(tiny["qa"])
+    torch.save({"model": m.state_dict(), "st": {"step": 7, "examples": 28, "train_s": 1.5}}, tmp_path / "state.pt")
+    dev = held[held["answer_start"] >= 0].head(3).assign(kind="xquad")
+    s = snapshot_from_state(tmp_path / "state.pt", tmp_path / "run", tmp_path / "snap", dev=dev, note="t")
+    assert s["steps"] == 7 and s["examples_seen"] == 28 and s["dev_eval_human"]["rows"] == 3
+    got = AutoModelForQuestionAnswering.from_pretrained(tmp_path / "snap").state_dict()
+    assert all(torch.equal(got[k], v) for k, v in m.state_dict().items())
+    assert (tmp_path / "snap" / "tokenizer.json").is_file()
+
+
+def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
+    from click.testing import CliRunner
+
+    from tfc.cli.train_inhouse import score_qgqa_cmd
+    from tfc.runs import qgqa as R
+
+    seen, recs = [], []
+    monkeypatch.setattr(R, "score_run", lambda name, d, **kw: seen.append((name, d, kw)) or
+                        {"scorer": name, "dataset": d, "computed_rows": 1})
+    monkeypatch.setattr(R, "append_record", recs.append)
+    res = CliRunner().invoke(score_qgqa_cmd, ["qags", "--dataset", "qags_xsum", "--dataset", "qags_cnndm",
+                                              "--set", "qg_rules=v1", "--set", "k=5", "--set", "fill_to_k=false"])
+    assert res.exit_code == 0, res.output
+    assert [(n, d) for n, d, _ in seen] == [("qags", "qags_xsum"), ("qags", "qags_cnndm")]
+    assert seen[0][2] == {"sample": None, "batch_size": None, "qg_rules": "v1", "k": 5, "fill_to_k": False}
+    assert len(recs) == 2
+    bad = CliRunner().invoke(score_qgqa_cmd, ["q2", "--dataset", "q2", "--set", "novalue"])
+    assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
+
+
+def test_rules_v2_leading_space_before_a_fronted_modifier():
+    """A response that starts with a space (BEGIN has them): spaCy's SPACE token is the only 'fronted
+    modifier' left, which used to join to an empty string and crash v2's inversion; now no tail is added."""
+    text = " Could you try microinjections of dopamine in the amygdala ?"      # a BEGIN response, as is
+    doc = qgqa.parse([text])[0]
+    c = next(c for c in qgqa.answer_candidates([text])[0] if c.text == "microinjections")
+    qs = qgqa.rule_questions_v2(doc, c.start, c.end)
+    assert qs and all(q.strip() and "," not in q for q in qs)

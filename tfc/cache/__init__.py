@@ -278,7 +278,8 @@ class ScoreCache:
 
 def derive(src: ScoreCache, dst: ScoreCache, transform, scorer_meta: dict, note: str) -> dict:
     """Write the cache ``dst`` from the rows of ``src`` passed through ``transform`` (frame -> frame), with no
-    model run, and record the derivation in ``dst``'s sidecar (``derived_from``: source signature and note).
+    model run over the rows it keeps (a transform may compute the few rows a policy changes, and says so in
+    ``note``), and record the derivation in ``dst``'s sidecar (``derived_from``: source signature and note).
 
     For a configuration change that provably touches only some rows' scores (for example a policy for texts
     with no question to ask); the caller's ``transform`` checks that. The rows (ids and input hashes) must be

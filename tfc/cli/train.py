@@ -48,7 +48,14 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
 @click.option("--max-steps", type=int, default=3000, show_default=True)
 @click.option("--max-minutes", type=float, default=None, help="stop cleanly (and save) after this time")
 @click.option("--batch-size", type=int, default=32, show_default=True)
-@click.option("--max-length", type=int, default=256, show_default=True)
+@click.option("--max-length", type=int, default=384, show_default=True)
+@click.option("--doc-stride", type=int, default=None, help="window overlap in tokens (default max_length // 3; 0 = none)")
+@click.option("--long-frac", type=float, default=0.25, show_default=True,
+              help="share of cross/ground training rows also given a long, multi-passage context")
+@click.option("--eval-every", type=int, default=0, show_default=True,
+              help="steps between dev-curve points (held-out pairs and XQuAD); 0 = end only")
+@click.option("--checkpoint-every", type=int, default=0, show_default=True, help="steps between resumable states")
+@click.option("--init", default=None, help="start from this checkpoint's encoder (dir or tfc/<name>) instead of --base")
 @click.option("--lr", type=float, default=1e-4, show_default=True)
 @click.option("--seed", type=int, default=2022, show_default=True)
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
@@ -57,17 +64,19 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (default <artifacts>/<name>)")
 @click.option("--xquad-dev/--no-xquad-dev", default=True, show_default=True,
               help="evaluate on XQuAD-English (1,190 human-written questions; a dev set, never trained on)")
-def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, lr, seed,
-           threads, device, name, out, xquad_dev):
+def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, doc_stride,
+           long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
     from tfc.train.qa import QATrainConfig, build_qa_set, train_qa, xquad_frame
 
     click.echo(f"building the QA set ({sample} pairs per source, leakage filter, rule-based questions) ...")
-    train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=per_pair, heldout_pairs=heldout_pairs)
+    train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=per_pair, heldout_pairs=heldout_pairs,
+                                             long_frac=long_frac)
     click.echo(json.dumps({k: report[k] for k in ("rows_by_kind", "train_rows", "heldout_rows", "no_answer_frac",
                                                   "spacy_parse_seconds")}))
     cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
-                        max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads)
+                        max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads,
+                        doc_stride=doc_stride, eval_every=eval_every, checkpoint_every=checkpoint_every, init=init)
     dev = xquad_frame() if xquad_dev else None
     s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False, dev=dev)
     click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "

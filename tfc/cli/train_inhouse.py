@@ -172,6 +172,40 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
                          datasets=set(datasets) or None, split=split)
 
 
+@click.command("score-qgqa")
+@click.argument("scorer", type=click.Choice(["q2", "qags"]))
+@click.option("--dataset", "datasets", multiple=True, required=True, help="dataset(s) to score (repeatable)")
+@click.option("--sample", type=int, default=None, help="a label-stratified sample of this many rows (default: all)")
+@click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads")
+@click.option("--batch-size", type=int, default=None)
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="a scorer field over the run defaults, e.g. qa_checkpoint=tfc/qa-minilm-s400 or qg_rules=v1")
+def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings):
+    """Score QAGS or Q² with the in-house backends (tfc.runs.qgqa defaults) through the cache and record each
+    run with its per-stage throughput in results/models/qa-minilm/scoring_runs.json. Resumable: cached rows
+    are not recomputed; several processes may run at once (the record file is locked)."""
+    import torch
+
+    from tfc.runs import qgqa
+
+    overrides = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"--set takes KEY=VALUE, got {item!r}")
+        try:
+            overrides[key] = json.loads(value)      # numbers, booleans, null
+        except ValueError:
+            overrides[key] = value                  # plain strings
+    torch.set_num_threads(int(threads))
+    for d in datasets:
+        rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)
+        qgqa.append_record(rec)
+        click.echo(json.dumps({k: rec.get(k) for k in ("scorer", "dataset", "sample", "rows", "computed_rows",
+                                                        "wall_seconds", "examples_per_second", "coverage",
+                                                        "auc_covered", "auc_zero_fill", "stage_seconds")}))
+
+
 @click.command("reproduce")
 @click.option("--device", default=None, help="cpu or cuda (default: TFC_DEVICE, else cuda if present)")
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
@@ -229,8 +263,8 @@ def aggregation_cmd(checkpoint, rows, seed, threads, record):
         A.record(checkpoint, res)
 
 
-COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, reproduce_cmd,
-            aggregation_cmd)
+COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, score_qgqa_cmd,
+            reproduce_cmd, aggregation_cmd)
 
 
 def register(group: click.Group) -> click.Group:

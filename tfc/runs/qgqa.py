@@ -7,9 +7,9 @@ uncovered rows set to 0. Rows whose inputs already have a score under the same s
 dataset's cache are copied first (:func:`tfc.runs.inhouse.reuse_identical`; e.g. ``q2_paper`` repeats
 ``q2`` texts).
 
-``PLAN`` is the order used for the committed caches (CPU budget of a shared two-core machine: Q² on
-``q2_paper`` and TRUE's dialogue sets, DialFact sampled; QAGS on QAGS-XSum in full and on a stratified
-sample of QAGS-CNNDM; what was actually committed is in the run records and the chapters).
+``PLAN`` is the order of the runs: every row of every set, the dialogue sets and both QAGS sets first, the
+long-document summarisation sets last (what was actually committed is in the run records and the chapters).
+``tfc train score-qgqa q2 --dataset D`` runs one entry; two one-thread processes may run side by side.
 """
 from __future__ import annotations
 
@@ -20,7 +20,11 @@ import numpy as np
 import pandas as pd
 
 QA_CHECKPOINT = "tfc/qa-minilm"
-NLI_CHECKPOINT = "tfc/nli-minilm"
+# the same run's weights at step 400 (a weaker reader; the QAGS Table 2 analogue): tfc.train.qa.snapshot_from_state
+QA_SNAPSHOT = "tfc/qa-minilm-s400"
+# Q²'s NLI step (and TRUE's NLI fallback) reads with the strongest in-house NLI model, sent-minilm-v8 (its 3-way
+# head: entailment / neutral / contradiction); the first runs used the weaker tfc/nli-minilm (issue 17's runs moved)
+NLI_CHECKPOINT = "tfc/sent-minilm-v8"
 # The runs use the scorers' own no_questions policy, "zero" (the Q² paper's choice; never NaN). The caches
 # computed before issue 17's protocol used the legacy "nan" policy (LEGACY_POLICY): their rows without a
 # question were NaN. They were converted once by derive_zero_policy (no model run: the policy touches only
@@ -29,16 +33,11 @@ LEGACY_POLICY = {"no_questions": "nan"}
 Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
 QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
 QUESTION_COLUMN = {"q2": "aux_n_valid", "qags": "aux_n_questions"}
-DIALFACT_SAMPLE = 600
-OTHER_SAMPLE = 150
-
+# every row of every set, the dialogue sets and QAGS first (the issue's targets), the long-document sets last
 PLAN = (
-    [{"scorer": "q2", "dataset": d} for d in ("q2", "q2_paper", "begin")]
-    + [{"scorer": "q2", "dataset": "topicalchat_usr"}]   # Q² Table 6
-    + [{"scorer": "qags", "dataset": "qags_xsum"}, {"scorer": "qags", "dataset": "qags_cnndm", "sample": 120}]
-    + [{"scorer": "q2", "dataset": "dialfact", "sample": DIALFACT_SAMPLE}]
-    + [{"scorer": "q2", "dataset": d, "sample": OTHER_SAMPLE} for d in ("paws", "mnbm", "qags_xsum", "frank",
-                                                                      "summeval", "qags_cnndm")]
+    [{"scorer": "q2", "dataset": d} for d in ("q2", "begin", "q2_paper", "topicalchat_usr", "dialfact")]
+    + [{"scorer": "qags", "dataset": d} for d in ("qags_xsum", "qags_cnndm")]
+    + [{"scorer": "q2", "dataset": d} for d in ("qags_xsum", "paws", "qags_cnndm", "mnbm", "frank", "summeval")]
 )
 
 
@@ -87,6 +86,62 @@ def derive_zero_policy(name: str, root=None) -> list[dict]:
     return out
 
 
+TRUE_VARIANT = {"validation": "f1", "no_questions": "nli"}   # TRUE's Q²: F1 >= 0.54 validation, NLI fallback
+
+
+def true_variant_frame(frame: pd.DataFrame, nli_scores) -> pd.DataFrame:
+    """A Q² cache frame (the run's defaults: exact-match validation) as TRUE's variant: the score is the
+    ``aux_true_q2`` column (the same run's F1-validated questions) where the row has such a question, else the
+    end-to-end NLI score (``nli_scores(row_mask)`` -> scores of those rows, in order); ``aux_n_valid`` becomes
+    the F1-validated count; the columns a direct run of the variant would compute differently are dropped."""
+    for col in ("aux_true_q2", "aux_n_valid_true"):
+        if col not in frame:
+            raise ValueError(f"the Q² cache has no {col} column (computed before TRUE's variant was kept)")
+    has = frame["aux_n_valid_true"].fillna(0).to_numpy() > 0
+    if np.isnan(frame.loc[has, "aux_true_q2"].to_numpy(float)).any():
+        raise ValueError("aux_true_q2 is NaN on a row with an F1-validated question")
+    score = frame["aux_true_q2"].to_numpy(float).copy()
+    score[~has] = np.asarray(nli_scores(~has), dtype=float)
+    frame["score"] = score
+    frame["aux_n_valid"] = frame["aux_n_valid_true"].astype("int32")
+    return frame.drop(columns=["aux_true_q2", "aux_n_valid_true", "aux_f1_only", "aux_n_no_answer"], errors="ignore")
+
+
+def derive_true_variant(dataset: str, root=None) -> list[dict]:
+    """TRUE's Q² (``TRUE_VARIANT``) on ``dataset`` from the committed Q² cache: the run kept the F1-validated
+    questions' mean (``aux_true_q2``), so only the rows without one need a model, the end-to-end NLI score of
+    ``nli_checkpoint`` (:func:`true_variant_frame`; written with :func:`tfc.cache.derive`). A split whose source
+    cache does not cover it, or whose target exists, is skipped. One entry per derived split."""
+    from tfc import cache, config, data
+
+    root = config.cache_dir() if root is None else root
+    src_sc, dst_sc = scorer_for("q2"), scorer_for("q2", **TRUE_VARIANT)
+    df = data.load(dataset)
+    out = []
+    for split, sub in df.groupby("split", sort=False):
+        src = cache.ScoreCache(src_sc.signature, dataset, str(split), root=root)
+        dst = cache.ScoreCache(dst_sc.signature, dataset, str(split), root=root)
+        if dst.exists() or not src.exists() or len(src.read()) < len(sub):
+            continue
+        texts = sub.set_index("id")[["grounding", "generated"]]
+        n_nli = []
+
+        def transform(frame, texts=texts, n_nli=n_nli):
+            def nli(mask):
+                t = texts.loc[frame.loc[mask, "id"]]
+                n_nli.append(int(mask.sum()))
+                return dst_sc._no_question_scores(t["grounding"].tolist(), t["generated"].tolist(),
+                                                  range(int(mask.sum())))
+            return true_variant_frame(frame, nli)
+
+        cache.derive(src, dst, transform, dst_sc.describe(),
+                     f"TRUE's Q² from the exact-match run's aux_true_q2; the rows without an F1-validated question "
+                     f"scored end to end by {NLI_CHECKPOINT} (the NLI model run on those rows only)")
+        out.append({"dataset": dataset, "split": str(split), "from": src_sc.signature, "to": dst_sc.signature,
+                    "rows_nli": n_nli[0] if n_nli else 0})
+    return out
+
+
 def coverage_auc(labels, scores, covered=None) -> dict:
     """AUC on the covered rows, AUC with uncovered rows set to 0, and the coverage (share of covered rows).
     A row is covered when it had a question (``covered``, e.g. ``aux_n_valid > 0``); without ``covered``,
@@ -100,6 +155,16 @@ def coverage_auc(labels, scores, covered=None) -> dict:
     out["auc_covered"] = float(roc_auc(y[ok], s[ok])) if ok.any() and len(set(y[ok])) == 2 else float("nan")
     out["auc_zero_fill"] = float(roc_auc(y, np.where(ok, s, 0.0))) if len(set(y)) == 2 else float("nan")
     return out
+
+
+def stage_throughput(stage_seconds: dict, rows: int) -> dict:
+    """The run record's per-stage cost: wall seconds per pipeline stage (:meth:`QGQAScorerBase.stage`) and
+    responses per second through each stage alone (rows / stage seconds); empty when nothing was computed."""
+    secs = {k: float(v) for k, v in stage_seconds.items() if v > 0}
+    if not rows or not secs:
+        return {}
+    return {"stage_seconds": {k: round(v, 2) for k, v in secs.items()},
+            "stage_responses_per_second": {k: round(rows / v, 2) for k, v in secs.items()}}
 
 
 def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0, chunk_size: int = 64,
@@ -130,6 +195,7 @@ def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0,
                                     "covered": cov if cov is not None else ~np.isnan(got["score"].to_numpy(float))}))
     allf = pd.concat(frames)
     rec.update(coverage_auc(allf["label"], allf["score"], allf["covered"]))
+    rec.update(stage_throughput(getattr(scorer, "stage_seconds", {}), computed))
     rec.update(rows=int(len(df)), computed_rows=computed, wall_seconds=round(wall, 1),
                examples_per_second=round(computed / wall, 3) if computed and wall > 0 else None,
                questions_scored=questions)
@@ -149,17 +215,10 @@ def record_path():
 
 
 def append_record(rec: dict) -> None:
-    p = record_path()
-    rows = json.loads(p.read_text()) if p.is_file() else []
+    """Add (or replace) a run record in the QA model's record file (locked: parallel runs may finish at once)."""
+    from tfc.runs.inhouse import append_record as _append
 
-    def key(r):
-        return r["signature"], r["dataset"], r.get("sample")
-
-    if rec["computed_rows"] == 0 and any(key(r) == key(rec) for r in rows):
-        return
-    rows = [r for r in rows if key(r) != key(rec)] + [rec]
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(rows, indent=1) + "\n")
+    _append(QA_CHECKPOINT, rec)
 
 
 def load_records() -> pd.DataFrame:

@@ -21,15 +21,18 @@ paper reports next to leaving such responses out) or ``"nli"`` (the end-to-end N
 policy that reproduces the caches committed before issue 17 (the paper's own choice: such responses are
 left out, as mostly chit-chat). The cache keeps ``aux_n_valid`` (valid questions; 0 marks a row the policy
 filled), ``aux_n_candidates``, ``aux_n_no_answer`` (valid questions without an answer on the knowledge),
-``aux_f1_only`` (the score without the NLI step, over the same questions; NaN without a valid question)
+``aux_f1_only`` (the score without the NLI step, over the same questions; NaN without a valid question),
+``aux_true_q2`` / ``aux_n_valid_true`` (TRUE's re-implementation: questions validated by token F1 >=
+``validation_f1`` instead of exact match, a superset answered in the same run; NaN without such a
+question, where TRUE falls back to an end-to-end NLI score)
 and ``aux_n_chunks`` / ``aux_n_generated_chunks`` (QA windows over the knowledge / the response: long
 texts are read in full, in overlapping windows) per row, so coverage, "% no answer", Q² vs Q²+NLI (Q²
 Table 2) come from one run.
 
 ``checkpoint`` names the extractive **QA** model (``qa_checkpoint`` is the older name of the same field;
 the signature keeps that key); the NLI model is ``nli_checkpoint``. ``qg_rules`` picks the rule-based QG
-version (``"v1"``, the default and the committed caches' rules; ``"v2"`` fixes the flaws listed in
-:mod:`tfc.scorers.qgqa`).
+version (``"v2"``, the default, fixes the flaws listed in :mod:`tfc.scorers.qgqa`; ``"v1"`` gives the first
+committed caches' questions and stays out of the signature hash).
 
 Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
 that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
@@ -71,7 +74,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     validation: str = "em"                 # "em" (original code) | "f1" (TRUE's re-implementation)
     validation_f1: float = 0.54
     use_nli: bool = True
-    nli_checkpoint: str = "tfc/nli-minilm"
+    nli_checkpoint: str = "tfc/sent-minilm-v8"   # the strongest in-house NLI model (3-way head)
     nli_label_names: tuple[str, ...] | None = None
     filter_personal: bool = False          # "+filter personal" (Q² Table 7)
     discard_unanswerable: bool = False     # Q²* (Q² Table 5)
@@ -82,11 +85,11 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # issue 17 (the scorer protocol). `checkpoint`: the QA model, the same field as `qa_checkpoint` (kept out of
     # the hash, see QGQAConfigMixin). `no_questions`: the policy for responses without a valid question ("zero" |
-    # "nli" | legacy "nan"); in the hash except for the legacy "nan". `qg_rules`: the rule-QG version; "v1" (the
-    # committed caches' rules) stays the default and out of the hash, so those signatures do not change.
+    # "nli" | legacy "nan"); in the hash except for the legacy "nan". `qg_rules`: the rule-QG version; "v2" (the
+    # fixed rules) is the default; "v1" stays out of the hash, so the first caches' signatures do not change.
     checkpoint: str | None = None
     no_questions: str = "zero"
-    qg_rules: str = "v1"
+    qg_rules: str = "v2"
     ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1"}
 
     def __post_init__(self):
@@ -158,33 +161,44 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         """(scores, per-question table) for already validated inputs (see :meth:`explain`)."""
         self.load()
         c = self.config
-        cands = answer_candidates(generations, c.candidate_kinds)
+        with self.stage("candidates"):
+            cands = answer_candidates(generations, c.candidate_kinds)
         flat = [(i, cd) for i, cs in enumerate(cands) for cd in cs]
-        gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
+        with self.stage("qg"):
+            gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
         rows = []  # example, candidate, question, qg_score
         for (i, cd), qs in zip(flat, gen_qs):
             for q, s in qs[: c.qg_num_return]:
                 if q.strip():
                     rows.append((i, cd.text, q, s))
-        cols = ["example", "candidate", "question", "qg_score", "answer_generated", "valid",
+        cols = ["example", "candidate", "question", "qg_score", "answer_generated", "valid", "valid_true",
                 "answer_grounding", "f1", "nli", "sub_score"]
         if not rows:
             return self._aggregate(groundings, generations, pd.DataFrame(columns=cols), cands)
         t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
-        on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size, progress)
+        with self.stage("qa_generated"):
+            on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size,
+                                    progress)
         t["answer_generated"] = [r.text for r in on_gen]
         t["valid"] = [self._valid(cd, a) for cd, a in zip(t["candidate"], t["answer_generated"])]
+        # TRUE's re-implementation validates by token F1 >= validation_f1 instead of exact match; those questions
+        # (a superset of the EM-valid ones) are answered and compared too, for the aux_true_q2 column
+        t["valid_true"] = [bool(a) and squad_f1(cd, a) >= c.validation_f1
+                           for cd, a in zip(t["candidate"], t["answer_generated"])]
         if c.filter_personal:
-            personal = np.array([is_personal(d) for d in parse(t["question"].tolist())], dtype=bool)
+            with self.stage("qg"):
+                personal = np.array([is_personal(d) for d in parse(t["question"].tolist())], dtype=bool)
             t["valid"] = t["valid"] & ~personal
+            t["valid_true"] = t["valid_true"] & ~personal
         t["answer_grounding"] = ""
         t["f1"] = np.nan
         t["nli"] = None
         t["sub_score"] = np.nan
-        v = t.index[t["valid"]]
+        v = t.index[t["valid"] | t["valid_true"]]
         if len(v):
-            on_g = self.qa.answer(t.loc[v, "question"].tolist(), [groundings[i] for i in t.loc[v, "example"]],
-                                  batch_size, progress)
+            with self.stage("qa_grounding"):
+                on_g = self.qa.answer(t.loc[v, "question"].tolist(), [groundings[i] for i in t.loc[v, "example"]],
+                                      batch_size, progress)
             t.loc[v, "answer_grounding"] = [r.text for r in on_g]
             f1 = [squad_f1(cd, a) if a else 0.0 for cd, a in zip(t.loc[v, "candidate"], t.loc[v, "answer_grounding"])]
             t.loc[v, "f1"] = f1
@@ -193,7 +207,8 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 need = [k for k, f in zip(v, f1) if t.at[k, "answer_grounding"] and f < 1.0]
                 prem = [f"{t.at[k, 'question']} {t.at[k, 'answer_grounding']}" for k in need]
                 hyp = [f"{t.at[k, 'question']} {t.at[k, 'candidate']}" for k in need]
-                labels = self.nli.labels(prem, hyp)
+                with self.stage("compare"):
+                    labels = self.nli.labels(prem, hyp)
                 for k, lab in zip(need, labels):
                     t.at[k, "nli"] = lab
                     t.at[k, "sub_score"] = nli_fallback(t.at[k, "f1"], lab)
@@ -206,9 +221,15 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         n_valid = np.zeros(n, dtype=np.int32)
         n_noans = np.zeros(n, dtype=np.int32)
         f1_only = np.full(n, np.nan)   # Q² without the NLI step, from the same questions (Q² Table 2)
+        # TRUE's variant: the mean over the F1-validated questions (NaN without one: TRUE falls back to NLI)
+        true_q2 = np.full(n, np.nan)
+        n_valid_true = np.zeros(n, dtype=np.int32)
         t = t.copy()
         t["used"] = False
         if len(t):
+            for i, g in t[t["valid_true"].astype(bool)].groupby("example"):
+                true_q2[i] = float(g["sub_score"].mean())
+                n_valid_true[i] = len(g)
             for i, g in t[t["valid"].astype(bool)].groupby("example"):
                 ans = g["answer_grounding"].astype(bool)
                 keep = g[ans] if (c.discard_unanswerable and ans.any()) else g
@@ -218,7 +239,8 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 f1_only[i] = float(keep["f1"].astype(float).mean())
                 t.loc[keep.index, "used"] = True
         none = np.flatnonzero(n_valid == 0)
-        out[none] = self._no_question_scores(groundings, generations, none)
+        with self.stage("no_questions"):
+            out[none] = self._no_question_scores(groundings, generations, none)
         # QA windows over each text (for the row's longest question): long texts are read in full
         longest = [""] * n
         for i, q in zip(t["example"], t["question"]):
@@ -226,6 +248,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
                 longest[int(i)] = q
         self._aux_keep = {"aux_n_valid": n_valid, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
                           "aux_n_no_answer": n_noans, "aux_f1_only": f1_only,
+                          "aux_true_q2": true_q2, "aux_n_valid_true": n_valid_true,
                           "aux_n_chunks": self._windows(longest, groundings),
                           "aux_n_generated_chunks": self._windows(longest, generations)}
         return out, t

@@ -25,8 +25,10 @@ A summary with no question left after filtering (or no answer candidate) gets th
 (its fill-to-K rule needs at least one question); the legacy ``"nan"`` policy (NaN) reproduces the caches
 committed before issue 17 and is the only way to get NaN. ``checkpoint`` names the extractive QA model
 (``qa_checkpoint`` is the older name of the same field, kept in the signature); ``qg_rules`` picks the
-rule-QG version (``"v1"`` default, ``"v2"``). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
-windows over the article / the summary (long texts are read in full). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
+rule-QG version (``"v2"`` default, the fixed rules; ``"v1"`` the first rules). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
+windows over the article / the summary (long texts are read in full); ``aux_n_generated`` counts the questions
+written (after the length/duplicate filters) and ``aux_n_self_consistent`` those the reader answers, on the
+summary, with exactly their own candidate (their ratio is the QG-quality measure of the QAGS Table 3 analogue). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
 the mean F1 over the K best distinct questions (no fill), the QAGS Table 4 ablation without rescoring. Random choices use a generator keyed by (``seed``, summary text), so scores do
 not depend on batching. The XSum quirk (the original scored XSum summaries against the reference
 summary prepended to the article) needs the reference summaries: :func:`prepend_reference` builds such
@@ -79,12 +81,12 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # issue 17 (the scorer protocol): `checkpoint` = the QA model (same field as `qa_checkpoint`, out of the
     # hash); `no_questions` ("zero" | "nli" | legacy "nan", in the hash except "nan"); `nli_checkpoint` and
-    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v1" default, out of the hash).
+    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v2" default; "v1" out of the hash).
     checkpoint: str | None = None
     no_questions: str = "zero"
     nli_checkpoint: str = "tfc/nli-minilm"
     nli_label_names: tuple[str, ...] | None = None
-    qg_rules: str = "v1"
+    qg_rules: str = "v2"
     ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1",
              "nli_checkpoint": "tfc/nli-minilm", "nli_label_names": None}
 
@@ -151,15 +153,36 @@ class QAGSScorer(QGQAScorerBase, Scorer):
     def tag(self):
         return f"{'rule' if self.config.qg_backend == 'rule' else 's2s'}-k{self.config.k}"
 
+    def _read_on_summary(self, t: pd.DataFrame, generations, batch_size, progress):
+        """Answer each question on its summary and apply the filters; returns the kept questions and, per
+        summary, how many questions came back with exactly their own candidate (self-consistent)."""
+        c = self.config
+        if not len(t):
+            return t, np.zeros(len(generations), dtype=np.int32)
+        with self.stage("qa_generated"):
+            on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size,
+                                    progress)
+        t["answer_generated"] = [r.text for r in on_gen]
+        consistent = np.array([bool(squad_em(a, b)) for a, b in zip(t["candidate"], t["answer_generated"])])
+        keep = np.ones(len(t), dtype=bool)
+        if c.filter_unanswerable:
+            keep &= t["answer_generated"].astype(bool).to_numpy()
+        if c.filter_answer_mismatch:
+            keep &= consistent
+        n_cons = np.bincount(t["example"].to_numpy(int)[consistent], minlength=len(generations)).astype(np.int32)
+        return t[keep], n_cons
+
     def run(self, groundings, generations, batch_size=32, progress=False):
         self.load()
         c = self.config
-        cands = answer_candidates(generations, c.candidate_kinds)
+        with self.stage("candidates"):
+            cands = answer_candidates(generations, c.candidate_kinds)
         rngs = [example_rng(c.seed, h) for h in generations]
         picked = [pick_candidates(cs, c.n_candidates, c.candidate_fill, r) for cs, r in zip(cands, rngs)]
         # duplicated candidates give the same questions: generate once per distinct candidate
         flat = list(dict.fromkeys((i, cd) for i, cs in enumerate(picked) for cd in cs))
-        gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
+        with self.stage("qg"):
+            gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
         qmap = dict(zip(flat, gen_qs))
         rows = []
         for i, cs in enumerate(picked):
@@ -169,15 +192,10 @@ class QAGSScorer(QGQAScorerBase, Scorer):
                 rows.append((i, cand, q, s))
         cols = ["example", "candidate", "question", "qg_score", "answer_generated", "answer_grounding", "f1"]
         t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
-        if len(t):
-            on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size, progress)
-            t["answer_generated"] = [r.text for r in on_gen]
-            keep = np.ones(len(t), dtype=bool)
-            if c.filter_unanswerable:
-                keep &= t["answer_generated"].astype(bool).to_numpy()
-            if c.filter_answer_mismatch:
-                keep &= np.array([bool(squad_em(a, b)) for a, b in zip(t["candidate"], t["answer_generated"])])
-            t = t[keep]
+        # questions written, and those the reader answers with their own candidate on the summary (QG quality)
+        n_gen = np.bincount(t["example"].to_numpy(int), minlength=len(generations)).astype(np.int32) if len(t) \
+            else np.zeros(len(generations), dtype=np.int32)
+        t, n_cons = self._read_on_summary(t, generations, batch_size, progress)
         sel, ranks = [], []
         for i in range(len(generations)):
             g = t[t["example"] == i] if len(t) else t
@@ -189,7 +207,9 @@ class QAGSScorer(QGQAScorerBase, Scorer):
                                                                 "answer_generated"])
         if len(s):
             # each distinct question is answered once on the article (duplicates from fill_to_k reuse it)
-            on_art = self.qa.answer(s["question"].tolist(), [groundings[i] for i in s["example"]], batch_size, progress)
+            with self.stage("qa_grounding"):
+                on_art = self.qa.answer(s["question"].tolist(), [groundings[i] for i in s["example"]], batch_size,
+                                        progress)
             s["answer_grounding"] = [r.text for r in on_art]
             s["f1"] = [squad_f1(a, b) if b else 0.0 for a, b in zip(s["answer_generated"], s["answer_grounding"])]
         else:
@@ -207,12 +227,14 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             for kk in prefix:
                 prefix[kk][int(i)] = float(first["f1"].iloc[:kk].mean())
         none = np.flatnonzero(n_q == 0)
-        out[none] = self._no_question_scores(groundings, generations, none)
+        with self.stage("no_questions"):
+            out[none] = self._no_question_scores(groundings, generations, none)
         longest = [""] * len(generations)
         for i, q in zip(s["example"], s["question"]):
             if len(q) > len(longest[int(i)]):
                 longest[int(i)] = q
         self._aux_keep = {"aux_n_questions": n_q, "aux_n_candidates": np.array([len(x) for x in cands], dtype=np.int32),
+                          "aux_n_generated": n_gen, "aux_n_self_consistent": n_cons,
                           **{f"aux_mean_k{kk}": v for kk, v in prefix.items()},
                           "aux_n_chunks": self._windows(longest, groundings),
                           "aux_n_generated_chunks": self._windows(longest, generations)}

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import re
 import string
+import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -421,8 +423,8 @@ def _inverted_question_v2(toks, ans: set, head, subj, s_ids: set, wh: str) -> st
         rest.append(head.lemma_ if (t.i == head.i and aux is None and not skip) else t.text)
     tail = []
     pre = [t for t in pre if not (t.is_punct or t.dep_ in ("cc", "mark"))] if pre else []
-    if pre:
-        p_text = _join(pre)
+    p_text = _join(pre).strip() if pre else ""   # whitespace-only tokens (spaCy's SPACE) join to nothing
+    if p_text:
         if pre[0].pos_ != "PROPN" and not pre[0].ent_type_ and pre[0].text != "I":
             p_text = p_text[0].lower() + p_text[1:]
         tail = [",", p_text]
@@ -688,6 +690,18 @@ class ExtractiveQA:
 
         return models.identity(self.checkpoint, self.revision)
 
+    @classmethod
+    def from_model(cls, model, tok, max_length: int = 384, stride: int = 128, **kw) -> "ExtractiveQA":
+        """A reader around a model already in memory (the QA trainer's dev curve evaluates the model it is
+        training without a save-and-reload); the model's own device is used and it is not moved."""
+        qa = cls("<in-memory>", max_length=max_length, stride=stride, **kw)
+        if not getattr(tok, "is_fast", False):
+            raise TypeError("ExtractiveQA needs a fast tokenizer (offset mappings)")
+        qa.model, qa.tok = model, tok
+        qa._device = next(model.parameters()).device
+        qa._max_len = min(max_length, int(getattr(tok, "model_max_length", 512) or 512))
+        return qa
+
     def load(self) -> "ExtractiveQA":
         if self.model is None:
             from transformers import AutoModelForQuestionAnswering
@@ -936,6 +950,21 @@ class QGQAScorerBase:
     optionally ``nli_*``) fields: builds the components once and puts their identities into the
     signature (a retrained in-house QA checkpoint changes the signature)."""
 
+    STAGES = ("candidates", "qg", "qa_generated", "qa_grounding", "compare", "no_questions", "aux_windows")
+
+    @contextmanager
+    def stage(self, name: str):
+        """Time one pipeline stage: wall seconds accumulate in ``stage_seconds[name]`` over every call of this
+        scorer (the scoring runs report responses/s per stage: candidates = spaCy parse, QG, QA on the
+        generated text, QA on the grounding, compare = the NLI step, the no-question policy, and the count of
+        QA windows kept in the cache's aux columns)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            st = self.__dict__.setdefault("stage_seconds", {})
+            st[name] = st.get(name, 0.0) + time.perf_counter() - t0
+
     def _qg(self) -> QuestionGenerator:
         c = self.config
         if c.qg_backend == "rule":
@@ -989,7 +1018,8 @@ class QGQAScorerBase:
         fn = getattr(self.qa, "windows", None)
         if fn is None:
             return np.ones(len(contexts), dtype=np.int32)
-        return np.asarray(fn(questions, contexts), dtype=np.int32)
+        with self.stage("aux_windows"):
+            return np.asarray(fn(questions, contexts), dtype=np.int32)
 
     def signature_fields(self) -> dict:
         d = super().signature_fields()

@@ -704,7 +704,8 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
         raise ValueError("no training rows left after preparing the frame")
     total_steps = cfg.total_steps(len(toks.lengths))
     opt, sched = _optimizer(cfg, model, total_steps)
-    key = _resume_key(cfg, objective.data_sha(data))
+    # an objective's own settings outside TrainConfig (the QA document stride) also key the saved state
+    key = _resume_key(cfg, objective.data_sha(data) + getattr(objective, "resume_salt", ""))
     resume_path = target / RESUME_FILE if target is not None else None
     st = {"step": 0, "epoch": 0, "pos": 0, "examples": 0, "losses": [], "log": [], "dev_curve": [], "train_s": 0.0}
     saved = _load_resume(resume_path, key) if (resume and resume_path is not None) else None

@@ -42,8 +42,8 @@ import pandas as pd
 from tfc import config
 
 SOURCES = ("vitaminc_test", "sick2014", "msrp", "wecheck_dialogue")
-KINDS = ("self", "cross", "contrast", "nei", "other", "ground")
-ANSWERABLE = {"self", "cross", "contrast", "ground", "xquad"}
+KINDS = ("self", "cross", "contrast", "nei", "other", "ground", "long")
+ANSWERABLE = {"self", "cross", "contrast", "ground", "long", "xquad"}
 XQUAD_FILE = "xquad_en/xquad.en.json"
 COLUMNS = ("question", "context", "answer_text", "answer_start", "kind", "source", "pair")
 
@@ -154,12 +154,59 @@ def _cap_and_hold_out(rows: list[tuple], rng, max_no_answer_frac: float, heldout
     return df, train, heldout, n_before
 
 
+def long_contexts(train: pd.DataFrame, rng, frac: float, extra=(4, 14)) -> pd.DataFrame:
+    """``long`` rows: for a share ``frac`` of the answerable ``cross`` and ``ground`` rows, the same question on a
+    longer context -- the row's context placed at a random position among ``extra`` (low, high) other training
+    contexts of the same source that do not contain the answer (case-insensitive), joined by spaces. The short
+    self-supervised contexts alone never teach a reader to find an answer in a long document, which is what
+    QAGS and Q² ask of it on news articles; with document stride these rows also give the windows that lack
+    the answer (no-answer windows). Only training contexts are used, so no held-out text enters training."""
+    if not frac:
+        return train.iloc[:0]
+    pool = {src: g["context"].drop_duplicates().tolist() for src, g in train.groupby("source")}
+    cand = train.index[train["kind"].isin(["cross", "ground"]) & (train["answer_start"] >= 0)]
+    pick = rng.choice(cand, size=int(round(frac * len(cand))), replace=False) if len(cand) else []
+    rows = []
+    for i in sorted(pick):
+        r = train.loc[i]
+        others = pool[r["source"]]
+        k = int(rng.integers(extra[0], extra[1] + 1))
+        parts = []
+        for j in rng.permutation(len(others))[: 4 * k]:
+            o = others[int(j)]
+            if o != r["context"] and _find_ci(o, r["answer_text"]) < 0:
+                parts.append(o)
+            if len(parts) == k:
+                break
+        if not parts:
+            continue
+        at = int(rng.integers(len(parts) + 1))
+        head = " ".join(parts[:at])
+        ctx = " ".join(parts[:at] + [r["context"]] + parts[at:])
+        start = int(r["answer_start"]) + (len(head) + 1 if at else 0)
+        rows.append((r["question"], ctx, r["answer_text"], start, "long", r["source"], r["pair"]))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _add_long(df: pd.DataFrame, train: pd.DataFrame, rng, long_frac: float, seed: int):
+    """The set and the training slice with the :func:`long_contexts` rows added (training slice reshuffled)."""
+    if not 0 <= long_frac <= 1:
+        raise ValueError("long_frac must lie in [0, 1]")
+    long = long_contexts(train, rng, long_frac)
+    if not len(long):
+        return df, train
+    train = pd.concat([train, long], ignore_index=True).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    return pd.concat([df, long], ignore_index=True), train
+
+
 def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_pair: int = 2,
                  max_no_answer_frac: float = 0.33, heldout_pairs: int = 300, pairs: pd.DataFrame | None = None,
-                 progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+                 progress: bool = False, long_frac: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """(train, heldout, report). ``sample``: rows per source (seeded stratified sample of the data layer);
     ``pairs``: a ready frame in the data layer's schema instead (tests). Columns: ``question, context,
-    answer_text, answer_start`` (-1 and "" for no answer), ``kind, source, pair``."""
+    answer_text, answer_start`` (-1 and "" for no answer), ``kind, source, pair``. ``long_frac``: the share of
+    training ``cross``/``ground`` rows also given a long context (:func:`long_contexts`); the held-out slice
+    never has them."""
     from tfc.scorers.qgqa import candidates_from_doc, parse, rule_questions
 
     if not 0 <= max_no_answer_frac < 1:
@@ -221,8 +268,10 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
             if qs:
                 add(qs[0], a_txt[i], a_txt[i][c.start:c.end], c.start, "ground", i)
     df, train, heldout, n_before = _cap_and_hold_out(rows, rng, max_no_answer_frac, heldout_pairs, seed)
+    df, train = _add_long(df, train, rng, long_frac, seed)
     report = {"sources": list(sources) if pairs is None or leak else sorted(set(src)), "sample_per_source": sample,
-              "seed": seed, "pairs": int(len(pairs)), "leakage": leak, "dropped_blank_pairs": dropped,
+              "seed": seed, "pairs": int(len(pairs)), "long_frac": long_frac, "leakage": leak,
+              "dropped_blank_pairs": dropped,
               "rows_by_kind_before_cap": {k: int(v) for k, v in n_before.items()},
               "rows_by_kind": {k: int(v) for k, v in df["kind"].value_counts().sort_index().items()},
               "rows_by_source": {k: int(v) for k, v in df["source"].value_counts().sort_index().items()},
@@ -239,7 +288,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
 class QATrainConfig:
     name: str = "qa-minilm"
     base: str = "minilm"
-    max_length: int = 256
+    max_length: int = 384
     batch_size: int = 32
     lr: float = 1e-4
     weight_decay: float = 0.01
@@ -252,6 +301,14 @@ class QATrainConfig:
     grad_clip: float = 1.0
     log_every: int = 20
     length_pool: int = 8
+    doc_stride: int | None = None  # window overlap in tokens; None = max_length // 3 (128 at 384), 0 = no windows
+    eval_every: int = 0            # steps between dev-curve points (held-out pairs and XQuAD); 0 = end only
+    checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
+    init: str | None = None        # start from a trained checkpoint's encoder (dir or tfc/<name>) instead of `base`
+
+    @property
+    def stride(self) -> int:
+        return self.max_length // 3 if self.doc_stride is None else int(self.doc_stride)
 
     def validate(self):
         for k in ("max_length", "batch_size", "max_steps"):
@@ -259,35 +316,62 @@ class QATrainConfig:
                 raise ValueError(f"{k} must be >= 1; got {getattr(self, k)}")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise ValueError("max_minutes must be > 0")
+        if not 0 <= self.stride < self.max_length:
+            raise ValueError(f"doc_stride must lie in [0, max_length); got {self.doc_stride}")
+        for k in ("eval_every", "checkpoint_every"):
+            if int(getattr(self, k)) < 0:
+                raise ValueError(f"{k} must be >= 0; got {getattr(self, k)}")
 
 
-def encode_examples(tok, frame: pd.DataFrame, max_length: int):
+def encode_examples(tok, frame: pd.DataFrame, max_length: int, stride: int | None = None):
     """Tokenise (question, context) with ``only_second`` truncation and map answers to token positions
     (0, 0 for no answer). Rows whose answer falls outside the kept context are returned as ``lost``
-    (counted, never silently mislabelled)."""
-    enc = tok(frame["question"].tolist(), frame["context"].tolist(), truncation="only_second",
-              max_length=max_length, return_offsets_mapping=True)
-    starts, ends, keep = [], [], []
-    for i, (a_start, a_text) in enumerate(zip(frame["answer_start"], frame["answer_text"])):
+    (counted, never silently mislabelled).
+
+    ``stride=None``: one feature per row (the context cut at ``max_length``); returns
+    ``(enc, starts, ends, keep)``. ``stride`` = k > 0: **document stride**, as SQuAD readers are trained and as
+    :class:`tfc.scorers.qgqa.ExtractiveQA` reads: a long context becomes windows of ``max_length`` tokens that
+    overlap by ``k``; a window holding the whole answer is labelled with it, a window without it is labelled
+    no-answer (position 0), the SQuAD 2.0 convention. Returns ``(enc, starts, ends, keep, owner)`` per window
+    (``owner`` = the row it came from); a row is lost only when no window holds its whole answer (an answer
+    longer than a window) or its question leaves no room for context."""
+    if stride is None:
+        enc = tok(frame["question"].tolist(), frame["context"].tolist(), truncation="only_second",
+                  max_length=max_length, return_offsets_mapping=True)
+        owner = np.arange(len(frame))
+    else:
+        if not 0 < stride < max_length:
+            raise ValueError(f"stride must lie in (0, max_length); got {stride}")
+        enc = tok(frame["question"].tolist(), frame["context"].tolist(), truncation="only_second",
+                  max_length=max_length, stride=stride, return_overflowing_tokens=True, return_offsets_mapping=True)
+        owner = np.asarray(enc["overflow_to_sample_mapping"])
+    a_starts = frame["answer_start"].to_numpy()
+    a_texts = frame["answer_text"].tolist()
+    starts, ends, has = [], [], []
+    for i, r in enumerate(owner):
+        a_start = int(a_starts[r])
         if a_start < 0:
-            starts.append(0), ends.append(0), keep.append(True)
+            starts.append(0), ends.append(0), has.append(True)
             continue
-        a_end = a_start + len(a_text)
-        seq = enc.sequence_ids(i)
-        offs = enc["offset_mapping"][i]
+        a_end = a_start + len(a_texts[r])
         s = e = None
-        for t, (sid, (o1, o2)) in enumerate(zip(seq, offs)):
+        for t, (sid, (o1, o2)) in enumerate(zip(enc.sequence_ids(i), enc["offset_mapping"][i])):
             if sid != 1:
                 continue
             if s is None and o1 <= a_start < o2:
                 s = t
             if o1 < a_end <= o2:
                 e = t
-        if s is None or e is None or e < s:
-            starts.append(0), ends.append(0), keep.append(False)
-        else:
-            starts.append(s), ends.append(e), keep.append(True)
-    return enc, np.array(starts), np.array(ends), np.array(keep)
+        ok = s is not None and e is not None and e >= s
+        starts.append(s if ok else 0), ends.append(e if ok else 0), has.append(ok)
+    has = np.array(has, dtype=bool)
+    if stride is None:
+        return enc, np.array(starts), np.array(ends), has
+    # a row whose whole answer no window holds is dropped with all its windows (never taught as no-answer);
+    # the other windows of an answerable row that lack the answer are no-answer windows
+    found = np.zeros(len(frame), dtype=bool)
+    found[owner[has]] = True
+    return enc, np.array(starts), np.array(ends), found[owner], owner
 
 
 class SpanObjective:
@@ -300,8 +384,14 @@ class SpanObjective:
     kind = "qa-span"
     loss_doc = "mean of the start- and end-position cross-entropies (the span head's loss); no answer = position 0"
 
-    def __init__(self):
+    def __init__(self, stride: int | None = None, dev_sets: dict[str, pd.DataFrame] | None = None):
         self.lost = 0
+        self.kept_rows = 0
+        self.stride = stride
+        self.resume_salt = f"stride={stride}"
+        # the dev curve: named frames in the QA set's columns (the held-out self-supervised pairs, XQuAD), read
+        # by the model in training every ``eval_every`` steps (the engine calls evaluate with their concatenation)
+        self.dev_sets = {k: v for k, v in (dev_sets or {}).items() if v is not None and len(v)}
 
     def validate(self, df: pd.DataFrame, cfg) -> pd.DataFrame:
         missing = set(COLUMNS) - set(df.columns) - {"pair"}
@@ -312,7 +402,10 @@ class SpanObjective:
         return df.reset_index(drop=True)
 
     def split(self, data: pd.DataFrame, cfg):
-        return data, data.iloc[:0]          # the held-out slice is made of whole pairs by build_qa_set
+        # the held-out slice is made of whole pairs by build_qa_set; the dev sets come in through the constructor
+        if not self.dev_sets:
+            return data, data.iloc[:0]
+        return data, pd.concat([f.assign(_dev=k) for k, f in self.dev_sets.items()], ignore_index=True)
 
     def data_sha(self, data: pd.DataFrame) -> str:
         import hashlib
@@ -348,15 +441,25 @@ class SpanObjective:
 
         from tfc.train.core import Tokenized
 
-        enc, st, en, keep = encode_examples(tok, train_df, cfg.max_length)
-        self.lost = int((~keep).sum())
+        # a question that leaves no room for context (over half the window) cannot be read: dropped, counted
+        q_len = np.array([len(x) for x in tok(train_df["question"].tolist(), add_special_tokens=False)["input_ids"]])
+        fits = q_len <= cfg.max_length // 2
+        frame = train_df.loc[fits].reset_index(drop=True)
+        if self.stride:
+            enc, st, en, keep, owner = encode_examples(tok, frame, cfg.max_length, self.stride)
+            self.kept_rows = int(len(np.unique(owner[keep])))
+        else:
+            enc, st, en, keep = encode_examples(tok, frame, cfg.max_length)
+            self.kept_rows = int(keep.sum())
+        self.lost = int(len(train_df) - self.kept_rows)
         rows = np.flatnonzero(keep)
         ids = [np.asarray(enc["input_ids"][i], dtype=np.int32) for i in rows]
         tts = [np.asarray(enc["token_type_ids"][i], dtype=np.int8) for i in rows] if "token_type_ids" in enc else None
         offsets = np.concatenate([[0], np.cumsum([len(x) for x in ids])]).astype(np.int64)
+        key = f"qa-{self.data_sha(train_df)[:16]}-{cfg.max_length}-{self.stride or 0}"
         toks = Tokenized(np.concatenate(ids) if ids else np.zeros(0, np.int32),
                          np.concatenate(tts) if tts else None, offsets,
-                         int(sum(len(x) >= cfg.max_length for x in ids)), f"qa-{self.data_sha(train_df)[:16]}-{cfg.max_length}")
+                         int(sum(len(x) >= cfg.max_length for x in ids)), key)
         return toks, {"start": torch.as_tensor(st[rows]), "end": torch.as_tensor(en[rows])}
 
     def loss(self, model, feats: dict, targets: dict, idx, cfg, device, autocast):
@@ -367,10 +470,27 @@ class SpanObjective:
         return loss, {"span": float(loss.detach())}
 
     def evaluate(self, model, tok, eval_df, cfg, device) -> dict:
-        return {}                            # train_qa evaluates the saved model on the held-out pairs
+        """F1 / EM / abstention per dev set (:func:`evaluate_qa`), read as the scorers read (windows of
+        ``max_length`` with the run's stride); the engine records it on the dev curve."""
+        if eval_df is None or not len(eval_df) or "_dev" not in eval_df:
+            return {}
+        from tfc.scorers.qgqa import ExtractiveQA
+
+        was_training = model.training
+        model.eval()
+        qa = ExtractiveQA.from_model(model, tok, max_length=cfg.max_length,
+                                     stride=self.stride or max(1, cfg.max_length // 4))
+        out = {}
+        for name, frame in eval_df.groupby("_dev", sort=False):
+            ev = evaluate_qa(qa, frame.drop(columns="_dev"))
+            out[name] = {k: ev[k] for k in ("f1", "exact_match", "answerable_abstained", "no_answer_accuracy")}
+            out[name]["by_kind_f1"] = {k: v["f1"] for k, v in ev["by_kind"].items() if "f1" in v}
+        model.train(was_training)
+        return out
 
     def data_facts(self, data, train_df, eval_df, toks) -> dict:
-        return {"rows": int(len(data)), "train_rows": int(len(toks.lengths)), "answer_truncated_rows": self.lost,
+        return {"rows": int(len(data)), "train_rows": self.kept_rows, "train_windows": int(len(toks.lengths)),
+                "stride": self.stride, "answer_truncated_rows": self.lost,
                 "sha256": self.data_sha(data), "by_kind": data["kind"].value_counts().sort_index().to_dict(),
                 "median_tokens": float(np.median(toks.lengths)) if len(toks.lengths) else None}
 
@@ -391,7 +511,8 @@ def engine_config(cfg: QATrainConfig):
                        lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_ratio=cfg.warmup_ratio, max_steps=cfg.max_steps,
                        max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device, num_threads=cfg.num_threads,
                        grad_clip=cfg.grad_clip, log_every=cfg.log_every, length_pool=cfg.length_pool,
-                       loss_weights={}, eval_rows=0, dtype="fp32")
+                       loss_weights={}, eval_rows=0, dtype="fp32", eval_every=cfg.eval_every,
+                       checkpoint_every=cfg.checkpoint_every, init=cfg.init)
 
 
 def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
@@ -403,13 +524,17 @@ def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: 
 
     cfg.validate()
     target = Path(out_dir) if out_dir else config.artifacts_dir() / cfg.name
-    obj = SpanObjective()
-    res = core.train(train_df, engine_config(cfg), out_dir=target, progress=progress, objective=obj, resume=False)
+    # the dev curve reads the held-out pairs and the human-written dev set every eval_every steps
+    obj = SpanObjective(stride=cfg.stride or None,
+                        dev_sets={"heldout": heldout, "xquad": dev} if cfg.eval_every else None)
+    res = core.train(train_df, engine_config(cfg), out_dir=target, progress=progress, objective=obj,
+                     resume=bool(cfg.checkpoint_every))
     ev, dev_ev = {}, {}
     if (heldout is not None and len(heldout)) or (dev is not None and len(dev)):
         from tfc.scorers.qgqa import ExtractiveQA
 
-        qa = ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.max_length // 4, device=cfg.device)
+        qa = ExtractiveQA(str(target), max_length=cfg.max_length, stride=cfg.stride or max(1, cfg.max_length // 4),
+                          device=cfg.device)
         ev = evaluate_qa(qa, heldout) if heldout is not None and len(heldout) else {}
         dev_ev = evaluate_qa(qa, dev) if dev is not None and len(dev) else {}
     summary = dict(res.summary)
@@ -512,6 +637,40 @@ def write_qa_card(ckpt_dir, summary: dict) -> Path:
     p = Path(ckpt_dir) / "README.md"
     p.write_text("\n".join(lines) + "\n")
     return p
+
+
+def snapshot_from_state(state_path, like, out_dir, dev: pd.DataFrame | None = None, note: str = "") -> dict:
+    """A checkpoint from a QA run's resumable state (``resume_state.pt`` copied during the run): the weights at
+    that step, with the architecture and tokenizer of ``like`` (the run's saved checkpoint). Evaluated on
+    ``dev`` (e.g. XQuAD-English) when given; writes ``training_summary.json`` (step, examples seen, the dev
+    scores, ``note``) and returns it. A weaker reader of the same run, for the QAGS Table 2 analogue."""
+    import torch
+    from transformers import AutoConfig, AutoModelForQuestionAnswering, AutoTokenizer
+
+    from tfc import models
+
+    state = torch.load(state_path, map_location="cpu", weights_only=True)
+    like_name, like = str(like), models.resolve(str(like))
+    model = AutoModelForQuestionAnswering.from_config(AutoConfig.from_pretrained(like))
+    model.load_state_dict(state["model"])
+    tok = AutoTokenizer.from_pretrained(like)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    tok.save_pretrained(out)
+    st = state["st"]
+    summary = {"name": f"tfc/{out.name}", "snapshot_of": like_name, "steps": int(st["step"]),
+               "examples_seen": int(st["examples"]), "train_seconds": round(float(st["train_s"]), 1), "note": note,
+               "stopped_by": "snapshot", "dev_eval_human": {}}
+    if dev is not None and len(dev):
+        from tfc.scorers.qgqa import ExtractiveQA
+
+        cfg = json.loads((Path(like) / "training_summary.json").read_text())["config"]
+        run = QATrainConfig(**{k: v for k, v in cfg.items() if k in QATrainConfig.__dataclass_fields__})
+        qa = ExtractiveQA(str(out), max_length=run.max_length, stride=run.stride or max(1, run.max_length // 4))
+        summary["dev_eval_human"] = evaluate_qa(qa, dev)
+    (out / "training_summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return summary
 
 
 def make_tiny_qa(path, seed: int = 0) -> Path:

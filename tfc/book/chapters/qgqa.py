@@ -5,6 +5,8 @@
   QAGS human-score sets have the same texts, row for row, as TRUE's ``qags_cnndm``/``qags_xsum``
   (checked), so scores cached for the TRUE sets are joined by position.
 * :func:`qags_table4` -- the number of questions K, from the ``aux_mean_k<K>`` cache columns.
+* :func:`qags_variant_table` -- the analogues of QAGS Tables 2 and 3 (readers / question generators of
+  different quality against the correlation they give); :func:`qa_dev_curve` -- the QA model's dev curve.
 * :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets.
 * :func:`q2_table4` -- Q² Table 4: system-level Spearman correlation on simulated systems (bootstrap), from
   the cached Q² scores of TRUE's ``q2`` set (the cross-annotated contexts).
@@ -188,6 +190,99 @@ def qags_table4(qags_scorer, ks=(1, 2, 5, 10, 20)) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def qa_dev_curve(record: dict) -> pd.DataFrame:
+    """The QA model's dev curve from its training record (``dev_curve``: the model in training read the held-out
+    self-supervised pairs and XQuAD-English every ``eval_every`` steps): one row per point with F1 × 100 on
+    the held-out answerable questions, on their ``cross`` (answer read in the partner text) and ``contrast``
+    (VitaminC) kinds, the no-answer accuracy, and XQuAD's F1 and exact match. Empty without a curve."""
+    rows = []
+    for pt in record.get("dev_curve") or []:
+        h, x = pt.get("heldout") or {}, pt.get("xquad") or {}
+        kinds = h.get("by_kind_f1") or {}
+
+        def pct(v):
+            return np.nan if v is None else 100 * float(v)
+
+        rows.append({"step": int(pt["step"]), "examples": int(pt.get("examples", 0)),
+                     "heldout_f1": pct(h.get("f1")), "cross_f1": pct(kinds.get("cross")),
+                     "contrast_f1": pct(kinds.get("contrast")), "no_answer_acc": pct(h.get("no_answer_accuracy")),
+                     "xquad_f1": pct(x.get("f1")), "xquad_em": pct(x.get("exact_match"))})
+    return pd.DataFrame(rows, columns=["step", "examples", "heldout_f1", "cross_f1", "contrast_f1", "no_answer_acc",
+                                       "xquad_f1", "xquad_em"])
+
+
+def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFrame:
+    """The QAGS Table 2 / Table 3 analogue: one row per pipeline variant (``{label: qags scorer}``, e.g. two QA
+    readers, or two QG rule versions), with the Pearson r × 100 of its cached scores with the human scores on
+    each QAGS set (every summary; a set not fully cached is NaN with its row count), the variant's mean
+    self-consistency (share of written questions the reader answers with their own candidate on the summary,
+    from ``aux_n_self_consistent / aux_n_generated``) and ``quality`` (``{label: value}``, e.g. the reader's
+    XQuAD F1) when given."""
+    rows = []
+    for label, sc in variants.items():
+        row = {"variant": label, "quality": (quality or {}).get(label, np.nan)}
+        gen = cons = 0
+        for ds in QAGS_SETS:
+            got = cached(sc, ds)
+            full = bool(got["score"].notna().all())
+            r = _pearson(got["score"], human_scores(ds).loc[got["id"]].to_numpy())[0] if full else np.nan
+            row[f"{ds}_pearson"] = 100 * r
+            row[f"{ds}_rows"] = int(got["score"].notna().sum())
+            if full and "aux_n_generated" in got:
+                gen += int(got["aux_n_generated"].sum())
+                cons += int(got["aux_n_self_consistent"].sum())
+        row["self_consistent"] = 100 * cons / gen if gen else np.nan
+        row["signature"] = sc.signature
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+STAGE_ORDER = ("candidates", "qg", "qa_generated", "qa_grounding", "compare", "no_questions", "aux_windows")
+
+
+def stage_table(runs: pd.DataFrame, scorer: str) -> pd.DataFrame:
+    """Responses per second through each pipeline stage, per recorded run of ``scorer`` (runs recorded before
+    the stages were timed are left out) and over all of them: one row per dataset plus ``all``, one column per
+    stage (rows computed / that stage's wall seconds), and the whole pipeline's rate."""
+    if runs.empty or "stage_seconds" not in runs:
+        return pd.DataFrame()
+    r = runs[(runs["scorer"] == scorer) & runs["stage_seconds"].map(lambda x: isinstance(x, dict) and bool(x))]
+    if r.empty:
+        return pd.DataFrame()
+    secs = pd.DataFrame(list(r["stage_seconds"]), index=r["dataset"].to_numpy()).fillna(0.0)
+    secs = secs.reindex(columns=[c for c in STAGE_ORDER if c in secs])
+    rows = pd.Series(r["computed_rows"].to_numpy(float), index=secs.index)
+    wall = pd.Series(r["wall_seconds"].to_numpy(float), index=secs.index)
+    secs.loc["all"], rows.loc["all"], wall.loc["all"] = secs.sum(), rows.sum(), wall.sum()
+    out = secs.rdiv(rows, axis=0).where(secs > 0)
+    out["pipeline"] = rows / wall
+    out.insert(0, "responses", rows.astype(int))
+    return out.round(2)
+
+
+def reader_dev_f1(checkpoints) -> dict:
+    """XQuAD-English F1 × 100 of each in-house QA checkpoint with a training record that has it (the quality
+    axis of the QAGS Table 2 analogue); checkpoints without one are left out."""
+    from tfc import models
+
+    out = {}
+    for ck in checkpoints:
+        try:
+            f1 = (models.training_record(ck).get("dev_eval_human") or {}).get("f1")
+        except (FileNotFoundError, ValueError):
+            continue
+        if f1 is not None:
+            out[ck] = 100 * float(f1)
+    return out
+
+
+def qg_judgements_path(rules: str = "v2"):
+    """The committed hand judgements of ``rules``' questions (``results/qg_judgements/rules-<v>.csv``)."""
+    from tfc import config
+
+    return config.model_records_dir().parent / "qg_judgements" / f"rules-{rules}.csv"
+
+
 def covered(got: pd.DataFrame) -> pd.Series:
     """Rows with at least one question (``aux_n_valid`` / ``aux_n_questions`` > 0) and a score. Under the
     ``no_questions`` policies "zero"/"nli" the other rows have a defined score too; under the legacy "nan"
@@ -228,18 +323,25 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None) -> pd.DataFrame:
     """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
     0-filled), of Q² without NLI (0-filled) and of token F1 on the same rows, and the paired bootstrap of
-    Q² (0-filled) minus F1 (difference, 95% CI, p-value)."""
+    Q² (0-filled) minus F1 (difference, 95% CI, p-value). Only sets whose every row is cached are shown
+    (``attrs["partial"]`` names the others). With ``true_scorer`` (TRUE's variant, e.g.
+    :func:`tfc.runs.qgqa.derive_true_variant`'s), its AUC on the same rows (``true_q2``; NaN unless it has
+    every one of them)."""
     from tfc import scorers
     from tfc.meta import bootstrap_auc_diff, roc_auc
 
     f1 = scorers.get("f1")
-    rows = []
+    rows, partial = [], []
     for ds in datasets:
         got = cached(q2_scorer, ds)
+        n_all = len(got)
         got = got[got["score"].notna() | got.get("aux_n_candidates", pd.Series(np.nan, index=got.index)).notna()]
+        if 0 < len(got) < n_all:
+            partial.append(ds)     # a run still under way: no AUC on the rows it happened to reach first
+            continue
         if len(got) == 0 or got["label"].nunique() < 2:
             continue
         lex = cached(f1, ds, cache_only=False).set_index("id").loc[got["id"], "score"].to_numpy()
@@ -249,13 +351,19 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0)
         zero = np.where(cov, s, 0.0)
         f1only = np.where(cov, got["aux_f1_only"].to_numpy(float), 0.0) if "aux_f1_only" in got else zero
         bd = bootstrap_auc_diff(y, zero, lex, n=n_boot, seed=seed)
-        rows.append({"dataset": ds, "rows": len(got), "coverage": 100 * cov.mean(),
+        tv = np.nan
+        if true_scorer is not None:
+            tvs = cached(true_scorer, ds).set_index("id")["score"].reindex(got["id"]).to_numpy(float)
+            tv = 100 * roc_auc(y, tvs) if not np.isnan(tvs).any() else np.nan
+        rows.append({"dataset": ds, "rows": len(got), "coverage": 100 * cov.mean(), "true_q2": tv,
                      "q2_nli_covered": 100 * roc_auc(y[cov], s[cov]) if len(set(y[cov])) == 2 else np.nan,
                      "q2_nli": 100 * roc_auc(y, zero), "q2_f1": 100 * roc_auc(y, f1only),
                      "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
                      "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
                      "signature": q2_scorer.signature})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["partial"] = partial
+    return out
 
 
 
