@@ -170,3 +170,11 @@ def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
     assert r["q2_nli_covered"] == pytest.approx(100.0) and r["coverage"] == pytest.approx(75.0)
     # token F1: positives .1, .9 vs negatives .2, .3 -> 2 of 4 pairs
     assert r["token_f1"] == pytest.approx(50.0) and r["diff_vs_f1"] == pytest.approx(0.0)
+
+
+def test_stage_table_leaves_out_stages_that_took_no_time():
+    from tfc.book.chapters.qgqa import stage_table
+
+    runs = pd.DataFrame([{"scorer": "q2", "dataset": "a", "computed_rows": 10, "wall_seconds": 5.0,
+                          "stage_seconds": {"qg": 1.0, "no_questions": 0.0001}}])
+    assert list(stage_table(runs, "q2").columns) == ["responses", "qg", "pipeline"]

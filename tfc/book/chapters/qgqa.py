@@ -250,7 +250,8 @@ def stage_table(runs: pd.DataFrame, scorer: str) -> pd.DataFrame:
     if r.empty:
         return pd.DataFrame()
     secs = pd.DataFrame(list(r["stage_seconds"]), index=r["dataset"].to_numpy()).fillna(0.0)
-    secs = secs.reindex(columns=[c for c in STAGE_ORDER if c in secs])
+    # a stage that took no measurable time (the "zero" no-question policy) would show an absurd rate: left out
+    secs = secs.reindex(columns=[c for c in STAGE_ORDER if c in secs and secs[c].sum() >= 0.01])
     rows = pd.Series(r["computed_rows"].to_numpy(float), index=secs.index)
     wall = pd.Series(r["wall_seconds"].to_numpy(float), index=secs.index)
     secs.loc["all"], rows.loc["all"], wall.loc["all"] = secs.sum(), rows.sum(), wall.sum()

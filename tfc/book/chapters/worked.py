@@ -22,7 +22,7 @@ warnings.filterwarnings("ignore", message="IProgress not found")
 
 # tfc/sent-minilm-v2 ships in the repository (results/release/), so these steps run on a fresh clone
 CHECKPOINTS = {"nli": "tfc/sent-minilm-v2", "summac": "tfc/sent-minilm-v2", "alignscore": "tfc/sent-minilm-v2",
-               "q2_qa": "tfc/qa-minilm", "q2_nli": "tfc/nli-minilm"}
+               "q2_qa": "tfc/qa-minilm", "q2_nli": "tfc/sent-minilm-v8"}   # as the Q² runs (tfc.runs.qgqa)
 
 
 def available(checkpoint: str) -> bool:
