@@ -119,6 +119,7 @@ def test_qags_variant_table_by_hand(monkeypatch):
     t = T.qags_variant_table({"A": good, "B": part}, quality={"A": 55.0}).set_index("variant")
     assert t.loc["A", "qags_cnndm_pearson"] == pytest.approx(100) and t.loc["A", "qags_xsum_pearson"] == pytest.approx(100)
     assert t.loc["A", "self_consistent"] == pytest.approx(100 * 8 / 20) and t.loc["A", "quality"] == 55.0
+    assert t.loc["A", "questions_written"] == 20 and t.loc["B", "questions_written"] == 10
     assert t.loc["B", "qags_cnndm_pearson"] == pytest.approx(-100) and np.isnan(t.loc["B", "qags_xsum_pearson"])
     assert t.loc["B", "qags_xsum_rows"] == 2 and t.loc["B", "self_consistent"] == pytest.approx(40.0)
     assert np.isnan(t.loc["B", "quality"])

@@ -216,7 +216,7 @@ def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFr
     readers, or two QG rule versions), with the Pearson r × 100 of its cached scores with the human scores on
     each QAGS set (every summary; a set not fully cached is NaN with its row count), the variant's mean
     self-consistency (share of written questions the reader answers with their own candidate on the summary,
-    from ``aux_n_self_consistent / aux_n_generated``) and ``quality`` (``{label: value}``, e.g. the reader's
+    from ``aux_n_self_consistent / aux_n_generated``), the questions written on both sets, and ``quality`` (``{label: value}``, e.g. the reader's
     XQuAD F1) when given."""
     rows = []
     for label, sc in variants.items():
@@ -231,6 +231,7 @@ def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFr
             if full and "aux_n_generated" in got:
                 gen += int(got["aux_n_generated"].sum())
                 cons += int(got["aux_n_self_consistent"].sum())
+        row["questions_written"] = gen if gen else np.nan
         row["self_consistent"] = 100 * cons / gen if gen else np.nan
         row["signature"] = sc.signature
         rows.append(row)
