@@ -695,12 +695,15 @@ class ExtractiveQA:
         """A reader around a model already in memory (the QA trainer's dev curve evaluates the model it is
         training without a save-and-reload); the model's own device is used and it is not moved."""
         qa = cls("<in-memory>", max_length=max_length, stride=stride, **kw)
+        qa._attach(model, tok, next(model.parameters()).device)
+        return qa
+
+    def _attach(self, model, tok, device) -> None:
+        """Use ``model`` and ``tok`` (a fast tokenizer: answers need offset mappings) on ``device``."""
         if not getattr(tok, "is_fast", False):
             raise TypeError("ExtractiveQA needs a fast tokenizer (offset mappings)")
-        qa.model, qa.tok = model, tok
-        qa._device = next(model.parameters()).device
-        qa._max_len = min(max_length, int(getattr(tok, "model_max_length", 512) or 512))
-        return qa
+        self.model, self.tok, self._device = model, tok, device
+        self._max_len = min(self.max_length, int(getattr(tok, "model_max_length", 512) or 512))
 
     def load(self) -> "ExtractiveQA":
         if self.model is None:
@@ -709,15 +712,11 @@ class ExtractiveQA:
             from tfc import models
 
             path = models.resolve(self.checkpoint)
-            self.model = AutoModelForQuestionAnswering.from_pretrained(
+            model = AutoModelForQuestionAnswering.from_pretrained(
                 path, revision=self.revision, dtype=models.torch_dtype(self.dtype))
-            self._device = models.resolve_device(self.device)
-            self.model.to(self._device).eval()
-            self.tok = models.load_tokenizer(self.checkpoint, self.revision)
-            if not getattr(self.tok, "is_fast", False):
-                raise TypeError("ExtractiveQA needs a fast tokenizer (offset mappings)")
-            lim = int(getattr(self.tok, "model_max_length", 512) or 512)
-            self._max_len = min(self.max_length, lim)
+            device = models.resolve_device(self.device)
+            model.to(device).eval()
+            self._attach(model, models.load_tokenizer(self.checkpoint, self.revision), device)
         return self
 
     def windows(self, questions: list[str], contexts: list[str]) -> list[int]:
