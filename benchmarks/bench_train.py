@@ -23,6 +23,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def cpu_bf16_flags() -> list[str]:
+    """The CPU flags that decide whether bf16 autocast is native (avx512_bf16, AMX) or emulated; torch's
+    ``get_cpu_capability`` says only "AVX512" or "AVX2". Empty where /proc/cpuinfo is absent."""
+    try:
+        flags = next((ln.split(":", 1)[1].split() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("flags")), [])
+    except OSError:
+        return []
+    return sorted(f for f in set(flags) if f in ("avx512_bf16", "amx_bf16", "amx_tile", "amx_int8", "avx512_vnni"))
+
+
 def probe(length: int, batch: int, steps: int, device: str, base: str, dtype: str = "fp32") -> dict:
     import torch
 
@@ -129,7 +140,7 @@ def main(argv=None):
         cap = torch.backends.cpu.get_cpu_capability()
     except AttributeError:  # pragma: no cover
         cap = None
-    result = {"device": dev, "cpu_capability": cap, "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
+    result = {"device": dev, "cpu_capability": cap, "cpu_bf16_flags": cpu_bf16_flags(), "base": args.base, "torch": torch.__version__, "steps_timed": args.steps,
               "padding": "every pair padded/truncated to max_length (worst case)",
               "load_average_at_end": load, "wall_seconds": round(time.time() - t0, 1),
               "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows,

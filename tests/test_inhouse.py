@@ -292,3 +292,39 @@ def test_the_second_release_is_read_the_way_v8s_dev_sweep_chose():
     name, got = I.SENT_MODELS[I.SENT_V8_RELEASE_LABEL]
     assert name == "summac-zs" and got["checkpoint"] == I.SENT_V8_RELEASE
     assert {k: v for k, v in got.items() if k != "checkpoint"} == {k: v for k, v in want.items() if k != "checkpoint"}
+
+
+def test_train_dtype_benchmark_reads_every_machine(tmp_path):
+    """Both committed probes (an AVX2 machine that emulates bf16, one with avx512_bf16/AMX) come back as one
+    table, each row naming its machine's bf16 flags; a single file can be read alone; nothing gives an empty
+    frame."""
+    from tfc.runs.inhouse import train_dtype_benchmark
+
+    t = train_dtype_benchmark()
+    assert {"fp32", "bf16"} <= set(t["dtype"]) and t["created"].nunique() >= 2
+    flags = set(t["cpu_bf16_flags"])
+    assert "not recorded" in flags and any("amx_bf16" in f for f in flags)
+    rec = {"device": "cpu", "cpu_capability": "AVX512", "cpu_bf16_flags": ["avx512_bf16"],
+           "rows": [{"max_length": 128, "batch_size": 8, "dtype": "bf16", "seconds_per_step": 1.0,
+                     "examples_per_second": 8.0}]}
+    (tmp_path / "one.json").write_text(json.dumps(rec))
+    one = train_dtype_benchmark(tmp_path / "one.json")
+    assert len(one) == 1 and one["cpu_bf16_flags"].iloc[0] == "avx512_bf16"
+    assert train_dtype_benchmark(tmp_path / "missing.json").empty
+
+
+def test_cpu_texts_compare_v9_with_v8_set_by_set():
+    """v9's prose values: each model's mean and cells under its chosen reading, the largest rise and fall by set;
+    "n/a" where v9 lacks a set."""
+    sets = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
+    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, c in (("v8", I.SENT_V8), ("v9", I.SENT_V9))}
+    v8 = dict(zip(sets, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
+    v9 = {**v8, "paws": 71.0, "summeval": 66.5}
+    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, m in (("v8", v8), ("v9", v9))
+                         for d, a in m.items()])
+    t = A.cpu_texts(full, len(sets))
+    assert t["sent_v9_v8_mean"] == f"{np.mean(list(v8.values())):.1f}"
+    assert t["sent_v9_v9_paws"] == "71.0" and t["sent_v9_v8_summeval"] == "70.0"
+    assert t["sent_v9_up"] == "paws (+4.0)" and t["sent_v9_down"] == "summeval (-3.5)"
+    part = A.cpu_texts(full[~((full["model"] == lab["v9"]) & (full["dataset"] == "mnbm"))], len(sets))
+    assert part["sent_v9_v9_mean"] == "n/a" and part["sent_v9_up"] == "n/a"

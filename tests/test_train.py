@@ -463,3 +463,29 @@ def test_dev_from_keeps_the_parents_dev_rows_out_of_training(tiny_base, tmp_path
     assert len(train_df) == int((~core._pair_key(vc).isin(set(core._pair_key(dev)))).sum()) >= len(child) - 3 * len(dev)
     res = core.train(child, cfg, out_dir=False, progress=False)
     assert res.summary["dev_eval"]["3way"]["rows"] == int((want_dev["task"] == "3way").sum())
+
+
+def test_cli_dtype_and_epochs_reach_the_engine(tiny_base, tmp_path):
+    """`tfc train sentence --dtype bf16 --epochs 0.5` trains with bf16 autocast for half a pass (the step count
+    follows the epochs, not the recipe's max_steps), and an unknown dtype is refused before anything runs."""
+    import math
+
+    from click.testing import CliRunner
+
+    from tfc.cli.train import train as group
+    from tfc.train.mix import save_mix
+
+    df = toy_frame(24, tasks=("3way",))
+    mix = save_mix(df, {"kind": "sentence", "rows_by_task": {"3way": len(df)}, "removed_total": 0},
+                   tmp_path / "mix.parquet")
+    out = tmp_path / "run"
+    args = ["sentence", "--base", tiny_base, "--mix-file", str(mix), "--tasks", "3way", "--batch-size", "4",
+            "--max-length", "32", "--threads", "1", "--device", "cpu", "--out", str(out)]
+    res = CliRunner().invoke(group, [*args, "--dtype", "bf16", "--epochs", "0.5"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "training_summary.json").read_text())
+    assert summary["dtype"] == "bf16-autocast" and summary["config"]["epochs"] == 0.5
+    assert summary["steps"] == math.ceil(0.5 * summary["mix"]["train_rows"] / 4) < 2100
+    assert 0 < summary["mix"]["train_rows"] < len(df)       # the dev rows are held out of the pass
+    bad = CliRunner().invoke(group, [*args, "--dtype", "fp16"])
+    assert bad.exit_code != 0 and "fp16" in bad.output

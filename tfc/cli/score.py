@@ -111,6 +111,7 @@ def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_c
 def _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
            checkpoint, sample, seed, batch_size, no_cache, progress, overrides):
     from tfc.cache.scale import EngineError
+    from tfc.models import CheckpointNotFoundError
 
     if input_path is not None:
         if sample is not None:
@@ -118,7 +119,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
         try:
             _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
                          split, checkpoint, batch_size, no_cache, progress, overrides)
-        except EngineError as exc:
+        except (EngineError, CheckpointNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
         return
     from tfc import scorers
@@ -136,7 +137,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
         try:
             res = score_dataset(s, dataset, split=split, sample=sample, seed=seed, use_cache=not no_cache,
                                         chunk_size=chunk_size, batch_size=batch_size, progress=progress)
-        except EngineError as exc:
+        except (EngineError, CheckpointNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"dataset   {dataset} ({len(res)} examples)")
         if res["label"].nunique() == 2:

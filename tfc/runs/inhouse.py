@@ -51,6 +51,13 @@ SENT_V8 = "tfc/sent-minilm-v8"     # v4's mix (v3 + contrast with copies) for 3 
 # v8's int8 weight-only release (results/release/sent-minilm-v8-int8), the second shipped model: the best nine-set
 # mean of the sentence models, read the way v8's dev-data sweep chose
 SENT_V8_RELEASE = "tfc/sent-minilm-v8-int8"
+# v9: v8 continued for one more epoch of its own mix (sentence mix v4) at lr 3e-5, on a CPU with native bf16 (AMX),
+# bf16 autocast, batches of 128. It starts from v8's int8 release, the one copy of v8 that outlived the GPU
+# session's machine. Asked before it was scored: does word-order contrast trained past three epochs keep lifting
+# PAWS, and what does it cost elsewhere?
+SENT_V9 = "tfc/sent-minilm-v9"
+SENT_V9_RECIPE = {"init": SENT_V8_RELEASE, "mix": "sentence-v4.parquet", "epochs": 1, "batch_size": 128, "lr": 3e-5,
+                  "dtype": "bf16"}
 WECHECK_V8 = "tfc/wecheck-minilm-v8"   # WeCheck's recipe with v8 as the warm-up (tfc.train.wecheck.RUNS)
 # At v3's 32 rows per batch an H100 ran 17 steps/s at 11 % use (the step's Python side dominates), so the GPU
 # variants take 128 rows per batch, with the learning rate raised from 6e-5 to 1e-4 (about the square-root rule)
@@ -73,7 +80,7 @@ GPU_VARIANTS = {
                                "out, not the model's)"},
 }
 SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4, "sent5-true": SENT_V5, "sent6-true": SENT_V6,
-                      "sent7-true": SENT_V7, "sent8-true": SENT_V8}
+                      "sent7-true": SENT_V7, "sent8-true": SENT_V8, "sent9-true": SENT_V9}
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
 
@@ -714,7 +721,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "summac_balanced_accuracy", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "SENT_CHECKPOINT", "SENT_MODELS", "SENT_BASELINES",
            "named_scorers", "full_set_aucs", "drift_table", "TRIED", "tried_variants", "chosen_readings", "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_V5",
-           "SENT_V6", "SENT_V7", "SENT_V8", "SENT_V8_RULE", "SENT_V8_RELEASE", "SENT_V8_RELEASE_LABEL",
+           "SENT_V6", "SENT_V7", "SENT_V8", "SENT_V8_RULE", "SENT_V8_RELEASE", "SENT_V8_RELEASE_LABEL", "SENT_V9",
            "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT", "ALIGN_ABLATION", "ABLATION_REFERENCE",
            "ALIGN_READINGS", "WECHECK_V8", "ablation_groups", "ablation_contrasts"]
@@ -761,7 +768,8 @@ SENT_V1_MODELS = {"sent-minilm (v1, int8)": sent_reading(SENT_V1, "int8-dynamic"
 # the later training variants, read from their committed caches beside the shipped model (weights not shipped)
 SENT_VARIANTS = {SENT_V3[4:]: sent_reading(SENT_V3), SENT_V4[4:]: sent_reading(SENT_V4),
                  SENT_V5[4:]: sent_reading(SENT_V5), SENT_V6[4:]: sent_reading(SENT_V6),
-                 SENT_V7[4:]: sent_reading(SENT_V7), SENT_V8[4:]: sent_reading(SENT_V8)}
+                 SENT_V7[4:]: sent_reading(SENT_V7), SENT_V8[4:]: sent_reading(SENT_V8),
+                 SENT_V9[4:]: sent_reading(SENT_V9)}
 # v7 (all three heads) read the published AlignScore way, beside the sentence readings in the full-set tables: the
 # AlignScore chapter's in-house stand-in for the paper's own reading (its head and splitting ablations use this run)
 ALIGN_READINGS = {f"{SENT_V7[4:]} (AlignScore: chunks, 3-way head)": ("alignscore", {"checkpoint": SENT_V7})}
@@ -913,6 +921,12 @@ TRIED = (
        "data": f"{recipe['note']}; {recipe['epochs']} epochs of {recipe['mix'].removesuffix('.parquet')} from MiniLM, "
                f"batches of {recipe['batch_size']} at lr {recipe['lr']:g}, 128 tokens, on an H100 (`tfc gpu`)"}
       for name, recipe in GPU_VARIANTS.items()),
+    {"variant": "sent-minilm-v9, SummaC-ZS reading (fp32)", "checkpoint": SENT_V9,
+     "scorer": sent_reading(SENT_V9),
+     "data": f"v8 continued for {SENT_V9_RECIPE['epochs']} more epoch of its own mix "
+             f"({SENT_V9_RECIPE['mix'].removesuffix('.parquet')}: v3's pairs plus word-order contrast) from v8's int8 "
+             f"release, batches of {SENT_V9_RECIPE['batch_size']} at lr {SENT_V9_RECIPE['lr']:g}, v8's dev rows held "
+             f"out, 128 tokens, bf16 autocast on a 2-core CPU with AMX"},
     {"variant": "sent-minilm-v7, AlignScore reading (chunks x claim sentences, 3-way head)", "checkpoint": SENT_V7,
      "scorer": next(iter(ALIGN_READINGS.values())),
      "data": "v7's weights (all three heads) read the published AlignScore way, 350-word chunks at up to 512 tokens; "
@@ -1045,12 +1059,20 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
 
 
 def train_dtype_benchmark(path=None) -> pd.DataFrame:
-    """The fp32 vs bf16-autocast training probe (``benchmarks/bench_train.py --dtypes fp32 bf16``), as a table
-    with the machine it ran on; empty when the record is absent."""
-    p = Path(path) if path else config.REPO_ROOT / "benchmarks" / "results" / "train_dtype.json"
-    if not p.is_file():
-        return pd.DataFrame()
-    rec = json.loads(p.read_text())
-    df = pd.DataFrame(rec["rows"])
-    return df.assign(device=rec.get("device"), cpu_capability=rec.get("cpu_capability"),
-                     load_average_at_end=str(rec.get("load_average_at_end")), created=rec.get("created_utc"))
+    """The fp32 vs bf16-autocast training probes (``benchmarks/bench_train.py --dtypes fp32 bf16``), one table
+    over every recorded machine (``benchmarks/results/train_dtype*.json``, or the one file ``path``), each row
+    with the machine it ran on: whether bf16 pays depends on native bf16 arithmetic (``cpu_bf16_flags``).
+    Empty when no record exists."""
+    root = config.REPO_ROOT / "benchmarks" / "results"
+    files = [Path(path)] if path else sorted(root.glob("train_dtype*.json"))
+    frames = []
+    for p in files:
+        if not p.is_file():
+            continue
+        rec = json.loads(p.read_text())
+        flags = rec.get("cpu_bf16_flags")
+        frames.append(pd.DataFrame(rec["rows"]).assign(
+            device=rec.get("device"), cpu_capability=rec.get("cpu_capability"),
+            cpu_bf16_flags=", ".join(flags) if flags else "not recorded",
+            load_average_at_end=str(rec.get("load_average_at_end")), created=rec.get("created_utc")))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
