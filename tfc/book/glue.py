@@ -186,6 +186,7 @@ KEYS: dict[str, str] = {
     "q2_beats_f1": "TRUE dialogue sets where Q2+NLI beats token F1 (95% bootstrap interval above 0)",
     "q2_sets_scored": "TRUE sets with cached Q2 scores shown in the chapter",
     "q2_sets_partial": "TRUE sets whose Q2 run has not covered every row yet (left out of the table)",
+    "q2_sets_missing": "TRUE sets with no Q² cache under the committed signature",
     "q2_mean_auc_dialogue": "mean AUC x100 of our Q2+NLI over the scored TRUE dialogue sets",
     "q2_runs_table": "Q2 scoring runs: rows, wall seconds, examples/s, coverage, AUCs",
     "q2_stage_table": "Q2 responses per second through each pipeline stage, per run",
