@@ -163,8 +163,9 @@ def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
 
     monkeypatch.setattr(T, "cached", lambda sc, ds, **kw: frames[(sc.name, ds)].copy())
     monkeypatch.setattr("tfc.scorers.get", lambda name, **kw: Sc(name))
-    t = T.q2_true_auc(Sc("q2"), ["a", "b"], n_boot=50, true_scorer=Sc("true"))
-    assert t["dataset"].tolist() == ["a"] and t.attrs["partial"] == ["b"]
+    frames[("q2", "c")] = frames[("q2", "a")].iloc[:0]   # no cached row: a set not scored at all
+    t = T.q2_true_auc(Sc("q2"), ["a", "b", "c"], n_boot=50, true_scorer=Sc("true"))
+    assert t["dataset"].tolist() == ["a"] and t.attrs["partial"] == ["b"] and t.attrs["missing"] == ["c"]
     r = t.iloc[0]
     # 0-filled Q²: positives .9, 0 vs negatives .2, .1 -> 2 of 4 pairs; TRUE variant .9, .5 vs .2, .1 -> 4 of 4
     assert r["q2_nli"] == pytest.approx(50.0) and r["true_q2"] == pytest.approx(100.0)

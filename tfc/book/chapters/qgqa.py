@@ -329,14 +329,15 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
     """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
     0-filled), of Q² without NLI (0-filled) and of token F1 on the same rows, and the paired bootstrap of
     Q² (0-filled) minus F1 (difference, 95% CI, p-value). Only sets whose every row is cached are shown
-    (``attrs["partial"]`` names the others). With ``true_scorer`` (TRUE's variant, e.g.
+    (``attrs["partial"]`` names the sets a run has only begun, ``attrs["missing"]`` those with no cached row or
+    a single label). With ``true_scorer`` (TRUE's variant, e.g.
     :func:`tfc.runs.qgqa.derive_true_variant`'s), its AUC on the same rows (``true_q2``; NaN unless it has
     every one of them)."""
     from tfc import scorers
     from tfc.meta import bootstrap_auc_diff, roc_auc
 
     f1 = scorers.get("f1")
-    rows, partial = [], []
+    rows, partial, missing = [], [], []
     for ds in datasets:
         got = cached(q2_scorer, ds)
         n_all = len(got)
@@ -345,6 +346,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
             partial.append(ds)     # a run still under way: no AUC on the rows it happened to reach first
             continue
         if len(got) == 0 or got["label"].nunique() < 2:
+            missing.append(ds)
             continue
         lex = cached(f1, ds, cache_only=False).set_index("id").loc[got["id"], "score"].to_numpy()
         y = got["label"].to_numpy()
@@ -365,6 +367,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
                      "signature": q2_scorer.signature})
     out = pd.DataFrame(rows)
     out.attrs["partial"] = partial
+    out.attrs["missing"] = missing
     return out
 
 
