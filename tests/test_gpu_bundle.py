@@ -127,6 +127,33 @@ def test_unpack_refuses_a_changed_part_and_a_clashing_cache_file(dirs):
         G.unpack(out, repo=repo)
 
 
+def test_weights_too_large_to_bring_back_are_left_out_and_the_scores_still_unpack(dirs, monkeypatch):
+    _trained(dirs)
+    monkeypatch.setattr(G, "PART_BYTES", 1_000)          # the tiny model's weights no longer fit in 4 parts
+    out = G.export_variant("sent-minilm-v6", dirs / "work")
+    man = G.verify(out)
+    assert man["weights"]["exported"] is False and not list(out.glob("*.weights.part*"))
+    repo = dirs / "clone"
+    res = G.unpack(out, repo=repo)
+    assert res["weights"] == "not exported" and res["identity"] == models.identity("tfc/sent-minilm-v6")
+    assert (repo / "results/scores/summac-zs.sent-minilm-v6-sent-sent.0123456789/paws/dev.parquet").is_file()
+    assert (repo / "results/models/sent-minilm-v6/identity.json").is_file()
+    assert not (repo / "artifacts" / "sent-minilm-v6").exists()    # a card without weights is not placed as a model
+    # a record whose identity differs from the export's is refused, and nothing new is placed
+    man["identity"] = "sha256:000000000000"
+    (out / G.MANIFEST).write_text(json.dumps(man))
+    with pytest.raises(ValueError, match="identity"):
+        G.unpack(out, repo=dirs / "clone2")
+    assert not (dirs / "clone2" / "results").exists()
+
+
+def test_a_bundle_carries_one_base():
+    assert G.variants_base(["sent-minilm-v6", "sent-minilm-v8"]) == "minilm"
+    assert G.variants_base(["sent-mpnet-v10"]) == "mpnet"
+    with pytest.raises(ValueError, match="different bases"):
+        G.variants_base(["sent-minilm-v8", "sent-mpnet-v10"])
+
+
 def test_unpack_refuses_a_tar_member_outside_its_folders(tmp_path):
     bad = tmp_path / "bad.tar"
     (tmp_path / "f").write_text("x")
@@ -176,3 +203,16 @@ def test_the_job_leaves_the_process_environment_as_it_found_it(tmp_path):
     with pytest.raises(FileNotFoundError):
         G.job(tmp_path / "no-bundle", tmp_path / "work", allow_rule_splitter=True)
     assert {k: os.environ.get(k) for k in before} == before
+
+
+def test_the_mpnet_base_resolves_to_its_assembled_folder_or_says_how_to_build_it(tmp_path, monkeypatch):
+    from tfc.train.core import resolve_base
+
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="fetch_mpnet.sh"):
+        resolve_base("mpnet")
+    folder = tmp_path / "bases" / "all-mpnet-base-v2"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    assert resolve_base("mpnet") == str(folder)
+    assert resolve_base("some/hub-id") == "some/hub-id"

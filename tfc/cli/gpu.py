@@ -52,6 +52,22 @@ def job(bundle, work, variants, device, datasets, batch_size, smoke, log_file, a
     click.echo(json.dumps({"exports": [str(o) for o in outs]}))
 
 
+@gpu.command("export")
+@click.argument("name")
+@click.option("--work", type=click.Path(file_okay=False, exists=True), required=True, help="the job's scratch folder")
+@click.option("--log-file", type=click.Path(dir_okay=False), default=None, help="the job's log, exported with it")
+@click.option("--weights/--no-weights", default=None, help="bring the weights back (default: where they fit)")
+def export(name, work, log_file, weights):
+    """Export what a job has of variant NAME so far (a lease about to end): card, record, caches, log."""
+    import os
+    from unittest import mock
+
+    from tfc.runs import gpu as G
+
+    with mock.patch.dict(os.environ, G.job_env(work)):
+        click.echo(str(G.export_variant(name, work, log_file, weights=weights)))
+
+
 @gpu.command("unpack")
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False, exists=True))
 def unpack(folders):

@@ -140,9 +140,17 @@ def _pack_base(base: str, out: Path) -> dict:
     return {"base": base, "base_source": str(src), "scheme": SCHEME}
 
 
-def pack(out=None, variants=None, datasets=None, base: str = "minilm", dev_rows: int | None = None) -> dict:
+def variants_base(names) -> str:
+    """The one base encoder of ``names`` (a recipe's ``base``, default ``"minilm"``); a bundle carries one."""
+    bases = {VARIANTS[n].get("base", "minilm") for n in names}
+    if len(bases) != 1:
+        raise ValueError(f"variants {list(names)} start from different bases {sorted(bases)}; pack them apart")
+    return bases.pop()
+
+
+def pack(out=None, variants=None, datasets=None, base: str | None = None, dev_rows: int | None = None) -> dict:
     """Write the bundle for ``variants`` (default :data:`VARIANTS`) and the evaluation ``datasets`` (default:
-    the nine TRUE sets and the SummaC sets); returns its manifest."""
+    the nine TRUE sets and the SummaC sets); returns its manifest. ``base``: the variants' own by default."""
     from tfc.runs import aggregation
     from tfc.runs.inhouse import SUMMAC_SETS, _true_sets
 
@@ -152,6 +160,7 @@ def pack(out=None, variants=None, datasets=None, base: str = "minilm", dev_rows:
     if unknown:
         raise KeyError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
     datasets = list(datasets or (*_true_sets(), *SUMMAC_SETS))
+    base = base or variants_base(names)
     final, out = out, out.with_name(out.name + ".partial")     # built aside, moved in place when complete
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -258,7 +267,8 @@ def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: boo
     cfg = sentence.default_config(name=name, base=base, tasks=tuple(v["tasks"]), device=device,
                                   dtype="bf16" if device != "cpu" else "fp32", save_dtype="fp16",
                                   eval_every=500, checkpoint_every=0, log_every=50,
-                                  batch_size=v.get("batch_size"), lr=v.get("lr"))
+                                  batch_size=v.get("batch_size"), lr=v.get("lr"),
+                                  max_minutes=None if smoke else v.get("max_minutes"))
     # the engine turns epochs into steps over the rows left after the dev split
     cfg = dataclasses.replace(cfg, epochs=None if smoke else v["epochs"], max_steps=4 if smoke else cfg.max_steps,
                               eval_rows=16 if smoke else cfg.eval_rows)
@@ -290,27 +300,40 @@ def finish_variant(name: str, bundle, batch_size: int = 256, datasets=None, log=
     res = aggregation.run(ckpt, frames=frames, progress=False)
     aggregation.record(ckpt, res)
     log(json.dumps({"variant": name, "chosen": res["chosen"]}))
+    inhouse.write_record(name, retrain=VARIANTS[name]["retrain"])
     known = inhouse.plans()
-    for plan in plan_names(name):
+    preset, chosen, summac = plan_names(name)
+    # the reading the sweep chose first (the book's headline row), then the preset, then the SummaC sets; the
+    # record is rewritten after each, so whatever a cut-short lease brings back (`export`) is complete per plan
+    for plan in (chosen, preset, summac):
         if plan in known:
             inhouse.run_plan(plan, batch_size=batch_size, log=log, datasets=datasets)
-    inhouse.write_record(name, retrain=VARIANTS[name]["retrain"])
+            inhouse.write_record(name, retrain=VARIANTS[name]["retrain"])
     return res
 
 
-def export_variant(name: str, work, log_file=None) -> Path:
+WEIGHT_PARTS_MAX = 4     # 4 parts (60 MiB) of the 8 files and 64 MiB a device call brings back
+
+
+def export_variant(name: str, work, log_file=None, weights: bool | None = None) -> Path:
     """``work/export/<name>/``: the fp16 weights in parts of at most :data:`PART_BYTES`, and one tar of the
-    card, the committed record, the variant's caches and the job log, with a manifest."""
+    card, the committed record, the variant's caches and the job log, with a manifest. ``weights=None`` exports
+    them where they fit in :data:`WEIGHT_PARTS_MAX` parts; left out, the manifest says so and ``unpack`` places
+    the record and caches alone (the scores stay tied to the recorded identity)."""
     work = Path(work)
     out = work / "export" / name
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     ckpt = config.artifacts_dir() / name
-    weights = ckpt / "model.safetensors"
-    with open(weights, "rb") as fh:
-        for i, block in enumerate(iter(lambda: fh.read(PART_BYTES), b"")):
-            (out / f"{name}.weights.part{i}").write_bytes(block)
+    weights_file = ckpt / "model.safetensors"
+    size = weights_file.stat().st_size
+    if weights is None:
+        weights = size <= WEIGHT_PARTS_MAX * PART_BYTES
+    if weights:
+        with open(weights_file, "rb") as fh:
+            for i, block in enumerate(iter(lambda: fh.read(PART_BYTES), b"")):
+                (out / f"{name}.weights.part{i}").write_bytes(block)
     tag = f"{name}-"
     with tarfile.open(out / f"{name}.files.tar.xz", "w:xz") as tar:
         for f in sorted(ckpt.iterdir()):
@@ -328,7 +351,7 @@ def export_variant(name: str, work, log_file=None) -> Path:
     from tfc import models
 
     _manifest(out, {"format": EXPORT_FORMAT, "variant": name, "weights": {
-        "file": "model.safetensors", "sha256": sha256_file(weights), "bytes": weights.stat().st_size},
+        "file": "model.safetensors", "sha256": sha256_file(weights_file), "bytes": size, "exported": bool(weights)},
         "identity": models.identity(f"tfc/{name}")})
     return out
 
@@ -394,6 +417,8 @@ def unpack(folder, repo=None) -> dict:
     if man.get("format") != EXPORT_FORMAT:
         raise ValueError(f"{folder}: format {man.get('format')!r}, expected {EXPORT_FORMAT!r}")
     name = man["variant"]
+    if not man["weights"].get("exported", True):
+        return _unpack_scores_only(folder, repo, man)
     parts = sorted(folder.glob(f"{name}.weights.part*"), key=lambda p: int(p.name.rsplit("part", 1)[1]))
     staging = repo / "artifacts" / f".{name}.unpacking"
     if staging.exists():
@@ -416,6 +441,27 @@ def unpack(folder, repo=None) -> dict:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return {"variant": name, "identity": got, "files": placed}
+
+
+def _unpack_scores_only(folder: Path, repo: Path, man: dict) -> dict:
+    """An export without weights: its record and caches are placed; the record's identity must be the one the
+    export names (the weights' sha256 is kept in the manifest for whoever retrains them)."""
+    name = man["variant"]
+    staging = repo / "artifacts" / f".{name}.unpacking"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with tarfile.open(folder / f"{name}.files.tar.xz", "r:xz") as tar:
+            tar.extractall(staging / "tree", members=list(_safe_members(tar)), filter="data")
+        rec = staging / "tree" / "results" / "models" / name / "identity.json"
+        got = json.loads(rec.read_text())["identity"] if rec.is_file() else None
+        if got != man["identity"]:
+            raise ValueError(f"{folder}: the record's identity {got} differs from {man['identity']}, under which "
+                             "its scores were computed")
+        shutil.rmtree(staging / "tree" / "artifacts" / name, ignore_errors=True)   # a card without weights is no model
+        placed = _place(staging / "tree", repo)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return {"variant": name, "identity": got, "files": placed, "weights": "not exported"}
 
 
 def _place(tree: Path, repo: Path) -> int:

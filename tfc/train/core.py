@@ -59,6 +59,7 @@ BASE_ALIASES = {
     "mpnet": "gt_all_mpnet_base_v2",
     "all-mpnet-base-v2": "gt_all_mpnet_base_v2",
 }
+BASE_DIRS = {"gt_all_mpnet_base_v2": "all-mpnet-base-v2"}   # artifacts/bases/<dir> when the package is absent
 
 
 def resolve_base(base: str) -> str:
@@ -72,8 +73,16 @@ def resolve_base(base: str) -> str:
     try:
         mod = importlib.import_module(pkg)
     except ImportError as exc:
-        raise FileNotFoundError(f"base encoder {base!r} needs the package {pkg!r}, which is not installed; "
-                                f"pass the model's local HF directory as the base instead") from exc
+        # all-mpnet-base-v2 reaches PyPI only as five wheels of zip pieces, not an importable package:
+        # scripts/fetch_mpnet.sh assembles it under artifacts/bases/
+        from tfc import config
+
+        local = config.artifacts_dir() / "bases" / BASE_DIRS.get(pkg, pkg)
+        if (local / "config.json").is_file():
+            return str(local)
+        raise FileNotFoundError(f"base encoder {base!r} needs the package {pkg!r} or the folder {local} "
+                                f"(scripts/fetch_mpnet.sh builds it for mpnet), and neither is there; pass "
+                                f"the model's local HF directory as the base instead") from exc
     getter = getattr(mod, "get_model_path", None)
     path = Path(getter()) if callable(getter) else Path(mod.__file__).parent / "model"
     if not (path / "config.json").is_file():
