@@ -328,3 +328,19 @@ def test_cpu_texts_compare_v9_with_v8_set_by_set():
     assert t["sent_v9_up"] == "paws (+4.0)" and t["sent_v9_down"] == "summeval (-3.5)"
     part = A.cpu_texts(full[~((full["model"] == lab["v9"]) & (full["dataset"] == "mnbm"))], len(sets))
     assert part["sent_v9_v9_mean"] == "n/a" and part["sent_v9_up"] == "n/a"
+
+
+def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
+    """v10's prose values come from the same step comparison, keyed sent_v10_*, with the GPU named from its record."""
+    sets = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
+    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, c in (("v9", I.SENT_V9), ("v10", I.SENT_V10))}
+    v9 = dict(zip(sets, [82.0, 70.0, 70.0, 74.0, 74.0, 83.0, 68.0, 80.0, 67.0]))
+    v10 = {**v9, "paws": 74.0, "begin": 79.0}
+    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, m in (("v9", v9), ("v10", v10))
+                         for d, a in m.items()])
+    t = A.backbone_texts(full, len(sets))
+    assert t["sent_v10_v10_mean"] == f"{np.mean(list(v10.values())):.1f}"
+    assert t["sent_v10_up"] == "paws (+7.0)" and t["sent_v10_down"] == "begin (-4.0)"
+    assert t["sent_v10_preset_mean"] == "n/a"           # the preset reading is not in this frame
+    if t["sent_v10_train"] != "n/a":                      # the committed record: trained on a GPU
+        assert "H100" in t["sent_v10_train"] and "threads" not in t["sent_v10_train"]

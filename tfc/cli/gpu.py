@@ -14,7 +14,8 @@ def gpu():
 
 @gpu.command("pack")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="bundle folder (default: .gpu, git-ignored)")
-@click.option("--variant", "variants", multiple=True, help="only these variants (default: every one)")
+@click.option("--variant", "variants", multiple=True,
+              help="only these variants (default: every one; variants on different bases need one bundle each)")
 @click.option("--dataset", "datasets", multiple=True, help="only these evaluation sets (default: TRUE + SummaC)")
 def pack(out, variants, datasets):
     """Write the bundle: base encoder (int8), mixes, dev frames, the evaluation sets' mirror files."""

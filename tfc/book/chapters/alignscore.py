@@ -285,38 +285,57 @@ def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
     return out
 
 
-def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
-    """Prose values of v9, v8 continued for one epoch on a CPU (``sent_v9_*``), beside v8: both nine-set means and
-    their PAWS and SummEval under the reading each model's dev sweep chose, the set with the largest change
-    either way, the training facts from v9's record, and both models' training-side dev means. "n/a" throughout
-    where v9 has no record or no full-set scores (a fresh clone before the run)."""
-    from tfc.runs.inhouse import SENT_V8, SENT_V9, chosen_readings
+def step_texts(full: pd.DataFrame, n_sets: int, prefix: str, old: tuple, new: tuple) -> dict:
+    """Prose values of one training step, model ``new`` beside ``old`` (each ``(key, checkpoint)``), glued as
+    ``<prefix>_*``: both nine-set means and their PAWS and SummEval under the reading each model's dev sweep
+    chose, the set with the largest change either way, the training facts from the new model's record, and both
+    models' training-side dev means. "n/a" throughout where a model has no record or no full-set scores."""
+    from tfc.runs.inhouse import chosen_readings
 
-    label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in (("v8", SENT_V8), ("v9", SENT_V9))}
-    out = {f"sent_v9_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
-    out |= {f"sent_v9_{k}_{ds}": auc_text(full, label[k], ds) for k in label for ds in ("paws", "summeval")}
-    out["sent_v9_reading"] = label["v9"].removeprefix(SENT_V9[4:]).strip(" ()") or "the preset"
+    label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in (old, new)}
+    (ko, co), (kn, cn) = old, new
+    out = {f"{prefix}_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
+    out |= {f"{prefix}_{k}_{ds}": auc_text(full, label[k], ds) for k in label for ds in ("paws", "summeval")}
+    out[f"{prefix}_reading"] = label[kn].removeprefix(cn[4:]).strip(" ()") or "the preset"
     wide = full[full["model"].isin(label.values())].pivot_table(index="dataset", columns="model", values="auc")
-    out["sent_v9_up"] = out["sent_v9_down"] = "n/a"
+    out[f"{prefix}_up"] = out[f"{prefix}_down"] = "n/a"
     if set(label.values()) <= set(wide.columns) and len(wide.dropna()) == n_sets:
-        diff = (wide[label["v9"]] - wide[label["v8"]]).sort_values()
-        out["sent_v9_up"] = f"{diff.index[-1]} ({diff.iloc[-1]:+.1f})"
-        out["sent_v9_down"] = f"{diff.index[0]} ({diff.iloc[0]:+.1f})"
-    out["sent_v9_train"] = "n/a"
-    for k, ckpt in (("v8", SENT_V8), ("v9", SENT_V9)):
+        diff = (wide[label[kn]] - wide[label[ko]]).sort_values()
+        out[f"{prefix}_up"] = f"{diff.index[-1]} ({diff.iloc[-1]:+.1f})"
+        out[f"{prefix}_down"] = f"{diff.index[0]} ({diff.iloc[0]:+.1f})"
+    out[f"{prefix}_train"] = "n/a"
+    for k, ckpt in (old, new):
         try:
             rec = models.training_record(ckpt)
         except FileNotFoundError:
-            out[f"sent_v9_{k}_dev_acc"] = "n/a"
+            out[f"{prefix}_{k}_dev_acc"] = "n/a"
             continue
         acc = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
-        out[f"sent_v9_{k}_dev_acc"] = f"{acc:.3f}" if acc is not None else "n/a"
-        if k == "v9":
-            out["sent_v9_train"] = (f"{rec['steps']:,} steps of {rec['config']['batch_size']} in "
-                                    f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} "
-                                    f"examples/s, {rec.get('dtype', 'n/a')}, {rec['config'].get('num_threads')} "
-                                    f"threads)")
-    out["sent_v9_dev"] = f"v8 {dev_mean(SENT_V8)}, v9 {dev_mean(SENT_V9)}"
+        out[f"{prefix}_{k}_dev_acc"] = f"{acc:.3f}" if acc is not None else "n/a"
+        if k == kn:
+            dev = str(rec.get("device") or "cpu")
+            where = dev.split(": ", 1)[-1] if dev.startswith("cuda") else f"{rec['config'].get('num_threads')} threads"
+            out[f"{prefix}_train"] = (f"{rec['steps']:,} steps of {rec['config']['batch_size']} in "
+                                      f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} "
+                                      f"examples/s, {rec.get('dtype', 'n/a')}, {where})")
+    out[f"{prefix}_dev"] = f"{ko} {dev_mean(co)}, {kn} {dev_mean(cn)}"
+    return out
+
+
+def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
+    """:func:`step_texts` of v9 (v8 continued for one epoch on a CPU) beside v8, as ``sent_v9_*``."""
+    from tfc.runs.inhouse import SENT_V8, SENT_V9
+
+    return step_texts(full, n_sets, "sent_v9", ("v8", SENT_V8), ("v9", SENT_V9))
+
+
+def backbone_texts(full: pd.DataFrame, n_sets: int) -> dict:
+    """:func:`step_texts` of v10 (v8's data on all-mpnet-base-v2, on a GPU) beside v9, as ``sent_v10_*``, plus
+    v10's preset-reading mean (``sent_v10_preset_mean``)."""
+    from tfc.runs.inhouse import SENT_V9, SENT_V10
+
+    out = step_texts(full, n_sets, "sent_v10", ("v9", SENT_V9), ("v10", SENT_V10))
+    out["sent_v10_preset_mean"] = mean_text(full, SENT_V10[4:], n_sets)
     return out
 
 
