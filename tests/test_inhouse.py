@@ -313,15 +313,24 @@ def test_train_dtype_benchmark_reads_every_machine(tmp_path):
     assert train_dtype_benchmark(tmp_path / "missing.json").empty
 
 
+STEP_SETS = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
+
+
+def _step_frame(models: dict) -> tuple[dict, pd.DataFrame]:
+    """``{key: (checkpoint, {set: auc})}`` -> (labels under each model's chosen reading, full_set_aucs-like rows)."""
+    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, (c, _) in models.items()}
+    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, (_, m) in models.items()
+                         for d, a in m.items()])
+    return lab, full
+
+
 def test_cpu_texts_compare_v9_with_v8_set_by_set():
     """v9's prose values: each model's mean and cells under its chosen reading, the largest rise and fall by set;
     "n/a" where v9 lacks a set."""
-    sets = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
-    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, c in (("v8", I.SENT_V8), ("v9", I.SENT_V9))}
+    sets = STEP_SETS
     v8 = dict(zip(sets, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
     v9 = {**v8, "paws": 71.0, "summeval": 66.5}
-    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, m in (("v8", v8), ("v9", v9))
-                         for d, a in m.items()])
+    lab, full = _step_frame({"v8": (I.SENT_V8, v8), "v9": (I.SENT_V9, v9)})
     t = A.cpu_texts(full, len(sets))
     assert t["sent_v9_v8_mean"] == f"{np.mean(list(v8.values())):.1f}"
     assert t["sent_v9_v9_paws"] == "71.0" and t["sent_v9_v8_summeval"] == "70.0"
@@ -332,12 +341,10 @@ def test_cpu_texts_compare_v9_with_v8_set_by_set():
 
 def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
     """v10's prose values come from the same step comparison, keyed sent_v10_*, with the GPU named from its record."""
-    sets = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
-    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, c in (("v9", I.SENT_V9), ("v10", I.SENT_V10))}
+    sets = STEP_SETS
     v9 = dict(zip(sets, [82.0, 70.0, 70.0, 74.0, 74.0, 83.0, 68.0, 80.0, 67.0]))
     v10 = {**v9, "paws": 74.0, "begin": 79.0}
-    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, m in (("v9", v9), ("v10", v10))
-                         for d, a in m.items()])
+    _, full = _step_frame({"v9": (I.SENT_V9, v9), "v10": (I.SENT_V10, v10)})
     t = A.backbone_texts(full, len(sets))
     assert t["sent_v10_v10_mean"] == f"{np.mean(list(v10.values())):.1f}"
     assert t["sent_v10_up"] == "paws (+7.0)" and t["sent_v10_down"] == "begin (-4.0)"

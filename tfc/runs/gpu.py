@@ -409,7 +409,8 @@ def unpack(folder, repo=None) -> dict:
     """Put one variant's export (``folder``: what came back) in place under ``repo`` (default: this clone):
     weights joined into ``artifacts/<name>/``, records and caches under ``results/``. An existing file with
     other content is refused, never overwritten; the joined weights must have the identity the caches were
-    computed under."""
+    computed under. An export without weights (too large to bring back) places its record and caches alone, and
+    the record's identity must then be the one the export names (the manifest keeps the weights' sha256)."""
     from tfc import models
 
     folder, repo = Path(folder), Path(repo or config.REPO_ROOT)
@@ -417,51 +418,36 @@ def unpack(folder, repo=None) -> dict:
     if man.get("format") != EXPORT_FORMAT:
         raise ValueError(f"{folder}: format {man.get('format')!r}, expected {EXPORT_FORMAT!r}")
     name = man["variant"]
-    if not man["weights"].get("exported", True):
-        return _unpack_scores_only(folder, repo, man)
-    parts = sorted(folder.glob(f"{name}.weights.part*"), key=lambda p: int(p.name.rsplit("part", 1)[1]))
+    with_weights = man["weights"].get("exported", True)
     staging = repo / "artifacts" / f".{name}.unpacking"
     if staging.exists():
         shutil.rmtree(staging)
-    ckpt = staging / "tree" / "artifacts" / name
+    tree = staging / "tree"
+    ckpt = tree / "artifacts" / name
     ckpt.mkdir(parents=True)
     try:
-        with open(ckpt / "model.safetensors", "wb") as fh:
-            for p in parts:
-                fh.write(p.read_bytes())
-        if sha256_file(ckpt / "model.safetensors") != man["weights"]["sha256"]:
-            raise ValueError(f"{folder}: the joined weights do not match their sha256 (a part is missing?)")
+        if with_weights:
+            parts = sorted(folder.glob(f"{name}.weights.part*"), key=lambda p: int(p.name.rsplit("part", 1)[1]))
+            with open(ckpt / "model.safetensors", "wb") as fh:
+                for p in parts:
+                    fh.write(p.read_bytes())
+            if sha256_file(ckpt / "model.safetensors") != man["weights"]["sha256"]:
+                raise ValueError(f"{folder}: the joined weights do not match their sha256 (a part is missing?)")
         with tarfile.open(folder / f"{name}.files.tar.xz", "r:xz") as tar:
-            tar.extractall(staging / "tree", members=list(_safe_members(tar)), filter="data")
-        got = "sha256:" + models.content_hash(ckpt)[:12]
+            tar.extractall(tree, members=list(_safe_members(tar)), filter="data")
+        if with_weights:
+            got, what = "sha256:" + models.content_hash(ckpt)[:12], "checkpoint"
+        else:
+            rec = tree / "results" / "models" / name / "identity.json"
+            got, what = (json.loads(rec.read_text())["identity"] if rec.is_file() else None), "record"
+            shutil.rmtree(ckpt)                     # a card without weights is no model
         if got != man["identity"]:
-            raise ValueError(f"{folder}: the checkpoint's identity {got} differs from {man['identity']}, under "
-                             "which its scores were computed")
-        placed = _place(staging / "tree", repo)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return {"variant": name, "identity": got, "files": placed}
-
-
-def _unpack_scores_only(folder: Path, repo: Path, man: dict) -> dict:
-    """An export without weights: its record and caches are placed; the record's identity must be the one the
-    export names (the weights' sha256 is kept in the manifest for whoever retrains them)."""
-    name = man["variant"]
-    staging = repo / "artifacts" / f".{name}.unpacking"
-    shutil.rmtree(staging, ignore_errors=True)
-    try:
-        with tarfile.open(folder / f"{name}.files.tar.xz", "r:xz") as tar:
-            tar.extractall(staging / "tree", members=list(_safe_members(tar)), filter="data")
-        rec = staging / "tree" / "results" / "models" / name / "identity.json"
-        got = json.loads(rec.read_text())["identity"] if rec.is_file() else None
-        if got != man["identity"]:
-            raise ValueError(f"{folder}: the record's identity {got} differs from {man['identity']}, under which "
+            raise ValueError(f"{folder}: the {what}'s identity {got} differs from {man['identity']}, under which "
                              "its scores were computed")
-        shutil.rmtree(staging / "tree" / "artifacts" / name, ignore_errors=True)   # a card without weights is no model
-        placed = _place(staging / "tree", repo)
+        placed = _place(tree, repo)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return {"variant": name, "identity": got, "files": placed, "weights": "not exported"}
+    return {"variant": name, "identity": got, "files": placed} | ({} if with_weights else {"weights": "not exported"})
 
 
 def _place(tree: Path, repo: Path) -> int:
