@@ -7,7 +7,9 @@ change in the machine's load hits both sides alike:
 * ``bert-score``: tfc ``bertscore`` vs ``bert_score.score`` (peer venv; the documented call, which loads
   the model on every call);
 * ``alignscore``: tfc ``alignscore`` vs the AlignScore per-example reference loop
-  (``benchmarks/peers/alignscore_loop.py``: fixed 512-token padding, one example at a time).
+  (``benchmarks/peers/alignscore_loop.py``: fixed 512-token padding, one example at a time), twice:
+  at the peer's precision (fp32) and with tfc's fast preset (``preset="fast"``: bf16 weights), both
+  timed in every round against the same peer run (rows ``alignscore`` and ``alignscore/fast``).
 
 The peers run in their own venv (``benchmarks/peers/setup.sh``; default ``~/.cache/tfc/peer-venv``),
 one subprocess per round; the model load is outside the timer on both sides except where the peer's
@@ -41,7 +43,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 HERE = Path(__file__).resolve().parent
-TARGETS = {"summac": 3.0, "bert-score": 1.0, "alignscore": 5.0}   # issue 11: minimum peer/tfc ratios
+# minimum peer/tfc ratios: issue 11 (same precision as the peer); issue 18 (tfc's fast preset, bf16, same checkpoint)
+TARGETS = {"summac": 3.0, "bert-score": 1.0, "alignscore": 5.0, "alignscore/fast": 3.0}
+ORDER = ["summac", "bert-score", "alignscore", "alignscore/fast"]
 
 
 def machine() -> dict:
@@ -114,7 +118,8 @@ def main(argv=None):
     ap.add_argument("--peers", nargs="+", default=["summac", "bert-score", "alignscore"])
     ap.add_argument("--nli-checkpoint", default="tfc/nli-minilm")
     ap.add_argument("--align-checkpoint", default=None,
-                    help="default: tfc/alignscore-minilm when trained, else the NLI checkpoint")
+                    help="default: tfc/alignscore-minilm when trained, else the alignscore scorer's default "
+                         "(the shipped tfc/sent-minilm-v2)")
     ap.add_argument("--peer-venv", default=os.environ.get("TFC_PEER_VENV", str(Path.home() / ".cache/tfc/peer-venv")))
     ap.add_argument("--out", default=str(HERE / "results" / "bench_peers.json"))
     ap.add_argument("--merge", action="store_true",
@@ -138,10 +143,12 @@ def main(argv=None):
     split_many(g[:2])                                          # load spaCy outside the timers
     sents, split_s = timed(lambda: split_many(g + h))
     splits = dict(zip(g + h, sents))
-    nli_dir = models.resolve(args.nli_checkpoint)
+    # the NLI checkpoint serves the SummaC comparison only (an AlignScore-only run does not need it trained)
+    nli_dir = models.resolve(args.nli_checkpoint) if "summac" in args.peers else None
     align_ckpt = args.align_checkpoint or (
-        "tfc/alignscore-minilm" if (config.artifacts_dir() / "alignscore-minilm").is_dir() else args.nli_checkpoint)
-    labels = models.label_names(json.load(open(Path(nli_dir) / "config.json"))["id2label"])
+        "tfc/alignscore-minilm" if (config.artifacts_dir() / "alignscore-minilm").is_dir()
+        else S.get("alignscore").config.checkpoint)
+    labels = models.label_names(json.load(open(Path(nli_dir) / "config.json"))["id2label"]) if nli_dir else None
 
     # tfc sides, loaded and warmed up once
     sides = {}
@@ -152,6 +159,7 @@ def main(argv=None):
         sides["bert-score/chunk"] = S.get("bertscore", device="cpu")
     if "alignscore" in args.peers:
         sides["alignscore"] = S.get("alignscore", checkpoint=align_ckpt, device="cpu")
+        sides["alignscore/fast"] = S.get("alignscore", preset="fast", checkpoint=align_ckpt, device="cpu")
         sys.path.insert(0, str(HERE / "peers"))
         from alignscore_loop import ReferenceLoop
 
@@ -178,6 +186,13 @@ def main(argv=None):
             rec["tfc"].append(dt)
             rec["tfc_scores"] = sc.tolist()
             print(f"round {r} {name:11s} tfc  {dt:7.1f} s", flush=True)
+            if name == "alignscore":   # the fast preset, timed in the same round against the same peer run
+                fast = runs.setdefault("alignscore/fast", {"tfc": [], "tfc_scores": None})
+                forget(sides["alignscore/fast"])
+                sc, dt = timed(lambda: sides["alignscore/fast"].score(g, h, progress=False))
+                fast["tfc"].append(dt)
+                fast["tfc_scores"] = sc.tolist()
+                print(f"round {r} {'align/fast':11s} tfc  {dt:7.1f} s", flush=True)
             if name == "summac":
                 out = run_peer(venv, {"peer": "summac", "groundings": g, "generations": h, "checkpoint": nli_dir,
                                       "threads": args.threads, "splits": splits,
@@ -242,17 +257,29 @@ def main(argv=None):
         row["loadavg_start_end"] = [round(load_start[0], 2), round(load_end[0], 2)]
         row["run_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         rows.append(row)
+        if name == "alignscore":
+            fast = runs["alignscore/fast"]
+            t_fast = statistics.median(fast["tfc"])
+            rows.append({**{k: v for k, v in row.items() if k != "agreement_same_units"}, "comparison": "alignscore/fast", "tfc_signature": sides["alignscore/fast"].signature,
+                         "tfc_dtype": sides["alignscore/fast"].config.dtype, "tfc_seconds": round(t_fast, 2),
+                         "tfc_seconds_all": [round(x, 2) for x in fast["tfc"]], "ratio": round(t_peer / t_fast, 2),
+                         "target": TARGETS["alignscore/fast"], "met": bool(t_peer / t_fast >= TARGETS["alignscore/fast"]),
+                         **agreement(fast["tfc_scores"], rec["peer_scores"]),
+                         "agreement_fast_vs_fp32": agreement(fast["tfc_scores"], rec["tfc_scores"])})
     if args.merge and Path(args.out).is_file():
         old = json.loads(Path(args.out).read_text())
-        rows = [r for r in old["results"] if r["comparison"] not in args.peers] + rows
-        rows.sort(key=lambda r: ["summac", "bert-score", "alignscore"].index(r["comparison"]))
+        done = {r["comparison"] for r in rows}
+        rows = [r for r in old["results"] if r["comparison"] not in done] + rows
+        rows.sort(key=lambda r: ORDER.index(r["comparison"]))
 
     res = {"what": "tfc vs peer implementations, same checkpoint, same machine, interleaved rounds",
            "n": len(g), "seed": args.seed, "datasets": df["dataset"].value_counts(sort=False).to_dict(),
            "rounds": args.rounds, "torch_threads": args.threads, "split_seconds": round(split_s, 2),
            "machine": machine(), "loadavg_start": [round(x, 2) for x in load_start],
            "loadavg_end": [round(x, 2) for x in load_end],
-           "checkpoint_identities": {c: models.identity(c) for c in {args.nli_checkpoint, align_ckpt}},
+           "checkpoint_identities": {c: models.identity(c) for c in
+                                     {args.nli_checkpoint if nli_dir else None, align_ckpt if "alignscore" in args.peers else None}
+                                     if c},
            "note": "the 2-core machine is shared with training runs; see loadavg. Ratios come from one "
                    "interleaved run, so both sides saw the same load.",
            "results": rows}

@@ -242,3 +242,48 @@ def test_predict_unique_equals_predict(tiny3):
     assert {k: v.shape for k, v in m.predict_unique([], []).items()} == {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
     with pytest.raises(ValueError):
         m.predict_unique(["a"], [])
+
+
+@pytest.mark.parametrize("dtype", ["int8-dynamic", "int8-dynamic-pc"])
+def test_int8_quantises_the_alignment_model_and_keeps_every_head(tiny3, dtype):
+    """int8 used to be accepted, put in the signature, and silently run at fp32 (a cast to float32)."""
+    s = get(tiny3, dtype=dtype)
+    s.load()
+    kinds = {n: type(m) for n, m in s.model.model.named_modules() if "Linear" in type(m).__name__}
+    body = [t for n, t in kinds.items() if "classifier" not in n.split(".") and n.split(".")[0] != "heads"]
+    assert body and all("quantized" in t.__module__ for t in body), kinds
+    heads = [t for n, t in kinds.items() if n.split(".")[0] == "heads"]
+    if dtype == "int8-dynamic-pc":   # the side heads stay fp32, as the classifier does
+        assert heads and all(t is torch.nn.Linear for t in heads), kinds
+    ref = get(tiny3)
+    for head in ("3way", "bin", "reg"):   # the side heads still read the captured features
+        got = get(tiny3, dtype=dtype, head=head).score(CTX, CLAIM, progress=False)
+        want = get(tiny3, head=head).score(CTX, CLAIM, progress=False)
+        np.testing.assert_allclose(got, want, atol=0.1)   # hidden-32 random weights: coarse
+    assert s.signature != ref.signature
+
+
+def test_model_batches_use_the_shared_token_budget(tiny3, monkeypatch):
+    from tfc.scorers.base import length_batches
+
+    m = get(tiny3).load().model
+    lengths = [10, 500, 60, 300, 60, 120]
+    assert [b.tolist() for b in m.batches(lengths, 4)] == [b.tolist() for b in length_batches(lengths, 4)]
+    monkeypatch.setattr(type(m), "BATCH_TOKEN_UNIT", 1000)     # budget 4,000 tokens: the count cap decides
+    assert [b.tolist() for b in m.batches(lengths, 4)] == [[1, 3, 5, 2], [4, 0]]
+
+
+def test_scores_do_not_depend_on_the_token_budget(tiny3, monkeypatch):
+    ctx = CTX + ["word " * 300 + ". The end."]
+    claim = CLAIM + ["The end."]
+    s = get(tiny3, chunk_words=50)
+    want = s.score(ctx, claim, progress=False)
+    for bs in (1, 2, 64):
+        AlignScoreScorer._MEMOS.clear()
+        np.testing.assert_allclose(get(tiny3, chunk_words=50).score(ctx, claim, batch_size=bs, progress=False),
+                                   want, atol=1e-5)
+    from tfc.scorers.alignscore_model import AlignScoreModel
+
+    monkeypatch.setattr(AlignScoreModel, "BATCH_TOKEN_UNIT", 8)   # every long pair alone in its batch
+    AlignScoreScorer._MEMOS.clear()
+    np.testing.assert_allclose(get(tiny3, chunk_words=50).score(ctx, claim, progress=False), want, atol=1e-5)

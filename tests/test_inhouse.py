@@ -351,3 +351,29 @@ def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
     assert t["sent_v10_preset_mean"] == "n/a"           # the preset reading is not in this frame
     if t["sent_v10_train"] != "n/a":                      # the committed record: trained on a GPU
         assert "H100" in t["sent_v10_train"] and "threads" not in t["sent_v10_train"]
+
+
+def test_drift_verdict_per_scorer_needs_every_set_within_the_limit():
+    import pandas as pd
+
+    from tfc.runs.inhouse import drift_verdict
+
+    d = pd.DataFrame({"scorer": ["a", "a", "b", "b", "c"], "dataset": ["x", "y", "x", "y", "x"],
+                      "drift": [0.1, -0.2, 0.05, -0.21, 0.0]})
+    text = drift_verdict(d, by="scorer", n_sets=2)
+    parts = dict(p.split(": ", 1) for p in text.split("; "))
+    assert parts["a"].startswith("largest |drift| 0.20 AUC points over 2 sets, within the limit")
+    assert parts["b"].endswith("beyond the 0.2 allowed")
+    assert parts["c"].endswith("only 1 of 2 sets measured")
+    assert drift_verdict(pd.DataFrame()) == "n/a (no drift sample scored)"
+
+
+def test_fast_drift_plans_pair_every_set_at_both_dtypes():
+    from tfc.runs import inhouse as I
+
+    p = I.plans()
+    for key, (name, kw, dtypes) in I.FAST_DRIFT_READINGS.items():
+        runs = p[f"fast-{key}-sample"]
+        assert {r["scorer"] for r in runs} == {name}
+        assert {(r["dataset"], r["overrides"]["dtype"]) for r in runs} == {(d, t) for d in I._true_sets() for t in dtypes}
+        assert all(r["sample"] == I.FAST_DRIFT_SAMPLE and r["overrides"]["checkpoint"] == kw["checkpoint"] for r in runs)

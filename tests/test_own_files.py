@@ -468,3 +468,14 @@ def test_evaluate_bad_files(tmp_path):
     (tmp_path / "in.csv").write_bytes(b"y,s\n1,0.5\n0,\xff\n")
     one_line_error(run("evaluate", "--input", tmp_path / "in.csv", "--label-col", "y"), "not UTF-8", "line 3")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+def test_preset_reaches_every_named_scorer_and_an_unknown_one_is_one_error(tmp_path, tmp_cache):
+    specs = O.parse_scorers(["f1", "bertscore"], preset="fast")
+    assert [s.config.dtype for _, s in specs if hasattr(s.config, "dtype")] == ["bfloat16"]
+    assert specs[0][1].signature == tfc.scorers.get("f1").signature        # lexical: the preset changes nothing
+    inp, out = tmp_path / "in.csv", tmp_path / "scored.parquet"
+    frame().to_csv(inp, index=False)
+    one_line_error(run(*score_args(inp, out, "-s", "f1", "--preset", "quick")), "unknown preset 'quick'")
+    r = run(*score_args(inp, out, "-s", "f1", "--preset", "fast"))
+    assert r.exit_code == 0, r.output

@@ -54,3 +54,43 @@ def test_int8_presets_stay_close_to_fp32_and_are_in_the_signature(tiny):
 def test_int8_is_cpu_only(tiny):
     with pytest.raises(ValueError, match="CPU only"):
         models.quantize_dynamic_int8(torch.nn.Linear(2, 2), "cuda", per_channel=True)
+
+
+def test_fast_preset_sets_bf16_in_every_model_scorer_and_leaves_lexical_alone():
+    fast = scorers.PRESETS["fast"]
+    assert set(fast) == set(scorers.FAST_SCORERS)
+    for name in scorers.FAST_SCORERS:
+        assert scorers.get(name, preset="fast").config.dtype == scorers.FAST_DTYPE == "bfloat16"
+        assert scorers.get(name, preset="fast").config != scorers.get(name).config
+    for name in ("f1", "rougeL", "bleu4"):
+        assert scorers.get(name, preset="fast").signature == scorers.get(name).signature
+
+
+def test_fast_preset_changes_the_signature_and_stays_close(tiny):
+    g = ["the cat sat on the mat .", "a man plays a guitar ."]
+    h = ["the cat sat .", "a woman sings ."]
+    ref, fast = scorers.get("nli", checkpoint=tiny), scorers.get("nli", checkpoint=tiny, preset="fast")
+    assert fast.signature != ref.signature
+    np.testing.assert_allclose(fast.score(g, h), ref.score(g, h), atol=0.02)
+
+
+def test_bertscore_dtype_is_new_and_keeps_old_signatures():
+    """dtype came after BERTScore caches were committed: at float32 it stays out of the hash."""
+    base = scorers.get("bertscore")
+    assert "dtype" not in base.config.signature_fields()
+    assert scorers.get("bertscore", dtype="bfloat16").signature != base.signature
+    with pytest.raises(ValueError, match="unknown dtype"):
+        scorers.get("bertscore", dtype="int4")
+
+
+def test_apply_dtype_casts_or_quantises_in_place():
+    lin = torch.nn.Sequential(torch.nn.Linear(4, 4))
+    assert models.apply_dtype(lin, "float32") is lin and lin[0].weight.dtype == torch.float32
+    models.apply_dtype(lin, "bfloat16")
+    assert lin[0].weight.dtype == torch.bfloat16
+    q = torch.nn.Sequential(torch.nn.Linear(4, 4))
+    assert models.apply_dtype(q, "int8-dynamic") is q and "quantized" in type(q[0]).__module__
+
+
+def test_bf16_native_is_a_bool():
+    assert isinstance(models.bf16_native(), bool)

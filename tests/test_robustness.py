@@ -395,3 +395,20 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
         {"comparison": "summac", "pairs": 2, "tfc_seconds": 1.0, "peer_seconds": 3.5, "ratio": 3.5, "target": 3.0,
          "met": True, "pearson": 0.99, "max_abs_diff": 0.1}]}))
     assert bench.peer_table()["ratio"].tolist() == [3.5]
+
+
+def test_dtype_speedup_reads_old_and_new_bench_scorers_results(tmp_path, monkeypatch):
+    from tfc.book.chapters import performance as bench
+
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    assert len(bench.dtype_speedup()) == 0 and "has not been run" in bench.scorers_note()
+    row = {"scorer": "nli", "batch_size": 8, "pairs": 4, "seconds": 2.0, "pairs_per_second": 2.0}
+    (tmp_path / "bench_scorers.json").write_text(json.dumps({"results": [row]}))   # before dtypes were measured
+    assert bench.throughput_table()["dtype"].tolist() == ["float32"] and len(bench.dtype_speedup()) == 0
+    rows = [{**row, "dtype": "float32"}, {**row, "dtype": "bfloat16", "pairs_per_second": 5.0},
+            {**row, "dtype": "int8-dynamic", "pairs_per_second": 3.0}]
+    (tmp_path / "bench_scorers.json").write_text(json.dumps({"results": rows, "cpu": "X", "torch_threads": 1,
+                                                             "bf16_native": True}))
+    got = bench.dtype_speedup().iloc[0]
+    assert got["× bfloat16"] == 2.5 and got["× int8-dynamic"] == 1.5 and got["float32 pairs/s"] == 2.0
+    assert bench.scorers_note() == "Measured on X, 1 torch thread(s), native bf16."

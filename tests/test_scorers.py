@@ -306,3 +306,16 @@ def test_bleu_effective_order_field_keeps_old_signatures():
     assert get("rougeL").signature != get("rougeL", tokenizer="whitespace-cased").signature
     r = get("rougeL", tokenizer="whitespace-cased").score(["The cat sat."], ["the cat sat."], progress=False)
     assert r[0] == pytest.approx(2 / 3)   # "The" and "the" differ when case is kept
+
+
+def test_length_batches_hand_checked():
+    from tfc.scorers.base import length_batches
+
+    got = [b.tolist() for b in length_batches([10, 500, 60, 300, 60, 120], 4)]   # budget 4 x 128 = 512 tokens
+    assert got == [[1], [3], [5, 2, 4, 0]]                      # 500 alone, 300 alone, the rest (cap 4)
+    assert [b.tolist() for b in length_batches([5] * 5, 2)] == [[0, 1], [2, 3], [4]]
+    assert [b.tolist() for b in length_batches([700], 1)] == [[0]]   # longer than the budget: alone, never dropped
+    assert length_batches([], 8) == []
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="batch_size"):
+            length_batches([1, 2], bad)

@@ -57,6 +57,8 @@ def _overrides(conv_checkpoint, label_names, device, sets) -> dict:
 @click.option("--seed", type=int, default=0)
 @click.option("--batch-size", type=int, default=None)
 @click.option("--set", "sets", multiple=True, help="config override KEY=VALUE (JSON value), repeatable")
+@click.option("--preset", default="as-published", show_default=True,
+              help="as-published | improved | fast (bf16 weights in the model scorers; see tfc.scorers.PRESETS)")
 @click.option("--no-cache", is_flag=True, help="compute everything and write nothing to the score cache")
 @click.option("--progress/--no-progress", default=True)
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -67,7 +69,7 @@ def _overrides(conv_checkpoint, label_names, device, sets) -> dict:
 @click.option("--ray-address", default=None,
               help="with --engine ray: a running cluster ('auto', ray://host:10001); default: start a local one")
 def score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-          checkpoint, conv_checkpoint, label_names, device, sample, seed, batch_size, sets, no_cache, progress,
+          checkpoint, conv_checkpoint, label_names, device, sample, seed, batch_size, sets, preset, no_cache, progress,
           engine, workers, cpus_per_worker, gpus_per_worker, ray_address):
     """Score DATASET (-d) and print the ROC AUC, or score your own file (--input) and write it back
     with one score column per scorer."""
@@ -79,7 +81,7 @@ def score(scorer_names, dataset, input_path, grounding_col, generated_col, outpu
 
     with scale.engine(eng):
         _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
-               split, checkpoint, sample, seed, batch_size, no_cache, progress, overrides)
+               split, checkpoint, sample, seed, batch_size, no_cache, progress, overrides, preset)
     if eng is not None and eng.last_report:
         r = eng.last_report
         click.echo(f"engine    ray {r['ray']}: {r['workers']} workers, last run {r['chunks']} chunk(s), "
@@ -109,7 +111,7 @@ def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_c
 
 
 def _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-           checkpoint, sample, seed, batch_size, no_cache, progress, overrides):
+           checkpoint, sample, seed, batch_size, no_cache, progress, overrides, preset="as-published"):
     from tfc.cache.scale import EngineError
     from tfc.models import CheckpointNotFoundError
 
@@ -118,7 +120,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
             raise click.UsageError("--sample works with --dataset only")
         try:
             _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size,
-                         split, checkpoint, batch_size, no_cache, progress, overrides)
+                         split, checkpoint, batch_size, no_cache, progress, overrides, preset)
         except (EngineError, CheckpointNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
         return
@@ -130,7 +132,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
         overrides["checkpoint"] = checkpoint
     for scorer_name in scorer_names:
         try:
-            s = scorers.get(scorer_name, **overrides)
+            s = scorers.get(scorer_name, preset=preset, **overrides)
         except (KeyError, TypeError, ValueError, NotImplementedError, FileNotFoundError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(f"scorer    {s.signature}")
@@ -147,7 +149,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
 
 
 def _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-                 checkpoint, batch_size, no_cache, progress, overrides):
+                 checkpoint, batch_size, no_cache, progress, overrides, preset="as-published"):
     from tfc.results import own_files as O
     from tfc.cache import CacheBusyError, CacheCorruptError, CacheMismatchError
 
@@ -155,7 +157,7 @@ def _score_input(scorer_names, input_path, grounding_col, generated_col, output,
         raise click.BadParameter(f"--chunk-size must be >= 1, got {chunk_size}")
     try:
         out_path = O.check_output(output or O.default_output(input_path), overwrite)   # before any work
-        specs = O.parse_scorers(scorer_names, checkpoint, **overrides)
+        specs = O.parse_scorers(scorer_names, checkpoint, preset, **overrides)
         df = O.read_table(input_path, text_cols=(grounding_col, generated_col), split=split)
         O.check_columns(df, [grounding_col, generated_col], where=str(input_path))
         report = {}

@@ -224,30 +224,57 @@ def load_sequence_classifier(checkpoint: str, revision: str | None = None, devic
     return model, load_tokenizer(checkpoint, revision)
 
 
+def apply_dtype(module, dtype: str, device: str = "cpu"):
+    """Put a loaded fp32 ``module`` at ``dtype`` in place: int8-dynamic[-pc] swaps its linear layers
+    (:func:`quantize_dynamic_int8`), any other dtype casts it. Returns the module."""
+    if dtype in INT8_DTYPES:
+        return quantize_dynamic_int8(module.eval(), device, per_channel=dtype == INT8_DYNAMIC_PC, inplace=True)
+    if torch_dtype(dtype) is not torch_dtype("float32"):
+        module.to(torch_dtype(dtype))
+    return module
+
+
+def bf16_native() -> bool:
+    """Whether this CPU has native bf16 arithmetic (AVX512-BF16 or AMX, as oneDNN reports it). Without it
+    bf16 matrix products are emulated on the CPU and run slower than fp32, so the fast preset gains nothing."""
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
 INT8_DYNAMIC = "int8-dynamic"
 INT8_DYNAMIC_PC = "int8-dynamic-pc"
 INT8_DTYPES = (INT8_DYNAMIC, INT8_DYNAMIC_PC)
 
 
-def quantize_dynamic_int8(model, device: str = "cpu", per_channel: bool = False):
+def quantize_dynamic_int8(model, device: str = "cpu", per_channel: bool = False, inplace: bool = False):
     """PyTorch dynamic quantisation to int8 (weights int8, activations quantised per batch at run time): the
     CPU fast path (fbgemm; AVX2/VNNI). CPU only.
 
     ``per_channel=False`` (``int8-dynamic``): every ``nn.Linear``, one weight scale per tensor.
     ``per_channel=True`` (``int8-dynamic-pc``): one weight scale per output row, and the classifier layers
-    (the few weights that turn features into the score) stay in fp32 -- a finer, gentler preset, for
-    when per-tensor scales move the scores too much."""
+    (the few weights that turn features into the score: any module path with a ``classifier`` part, and an
+    AlignScore model's side ``heads``) stay in fp32 -- a finer, gentler preset, for when per-tensor scales
+    move the scores too much. ``inplace=True`` swaps the layers inside ``model`` (needed where a wrapper holds
+    hooks on its submodules, as :class:`tfc.models.multihead` does)."""
     import torch
 
     if not str(device).startswith("cpu"):
         raise ValueError(f"dtype {INT8_DYNAMIC!r} runs on the CPU only; got device {device!r}")
     if not per_channel:
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=inplace)
     from torch.ao.quantization import per_channel_dynamic_qconfig
 
+    def head(name: str) -> bool:
+        parts = name.split(".")
+        return "classifier" in parts or parts[0] == "heads"
+
     spec = {name: per_channel_dynamic_qconfig for name, m in model.named_modules()
-            if isinstance(m, torch.nn.Linear) and not name.split(".")[0] == "classifier"}
-    return torch.ao.quantization.quantize_dynamic(model, spec, dtype=torch.qint8)
+            if isinstance(m, torch.nn.Linear) and not head(name)}
+    return torch.ao.quantization.quantize_dynamic(model, spec, dtype=torch.qint8, inplace=inplace)
 
 
 _GENERIC = re.compile(r"^label_?\d+$", re.IGNORECASE)

@@ -323,11 +323,12 @@ def default_output(source) -> Path:
 
 
 # -- scoring ------------------------------------------------------------------------------------
-def parse_scorers(specs, checkpoint: str | None = None, **overrides) -> list[tuple[str, object]]:
+def parse_scorers(specs, checkpoint: str | None = None, preset: str = "as-published",
+                  **overrides) -> list[tuple[str, object]]:
     """``[(column, Scorer)]`` from names, ``COLUMN=NAME`` strings, Scorer objects or (column, Scorer) pairs.
 
     ``checkpoint`` goes to every scorer whose config has a ``checkpoint`` field (an error if none
-    has); ``overrides`` go to every scorer given by name.
+    has); ``preset`` (``tfc.scorers.PRESETS``) and then ``overrides`` go to every scorer given by name.
     """
     from dataclasses import fields
 
@@ -356,7 +357,7 @@ def parse_scorers(specs, checkpoint: str | None = None, **overrides) -> list[tup
                 if checkpoint is not None and "checkpoint" in cls_fields:
                     kw["checkpoint"] = checkpoint
                     took_ckpt = True
-                s = scorers.get(name, **kw)
+                s = scorers.get(name, preset=preset, **kw)
             except KeyError as exc:
                 raise OwnFileError(str(exc.args[0]) if exc.args else str(exc)) from None
             except (TypeError, NotImplementedError, FileNotFoundError) as exc:

@@ -94,7 +94,19 @@ SENT_VARIANT_PLANS = {"sent3-true": SENT_V3, "sent4-true": SENT_V4, "sent5-true"
                       "sent7-true": SENT_V7, "sent8-true": SENT_V8, "sent9-true": SENT_V9,
                       "sent10-true": SENT_V10}
 DRIFT_SAMPLE = 60          # per TRUE set, stratified: the drift of the release and of int8-dynamic (paired rows)
+# per TRUE set, stratified: the drift of the fast preset (tfc.scorers.FAST_DTYPE) against fp32 for each model scorer
+# on the shipped model. 500 rows make one swapped (consistent, inconsistent) pair worth about 0.002 AUC points on a
+# balanced set, so the 0.2-point limit is not a matter of a single flip, as it is on the 60-row sample
+FAST_DRIFT_SAMPLE = 500
 SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnndm", "frank", "summeval")
+
+
+# scorer -> (registry name, overrides, dtypes to score on the drift sample) for the fast-preset drift
+FAST_DRIFT_READINGS = {
+    "sent": ("summac-zs", {"checkpoint": SENT_CHECKPOINT}, ("bfloat16",)),
+    "align": ("alignscore", {"checkpoint": SENT_CHECKPOINT}, ("float32", "bfloat16")),
+    "nli": ("nli", {"checkpoint": SENT_CHECKPOINT, "mode": "document"}, ("float32", "bfloat16")),
+}
 
 
 def _true_sets():
@@ -140,6 +152,12 @@ def plans() -> dict[str, list[dict]]:
                                     for d in sorted(true9, key=SENT_ORDER.index)],
 
         "sent-summac": [{**sent, "dataset": d} for d in SUMMAC_SETS],
+        # the fast preset against fp32, per model scorer on the shipped model (cheap sets first; summac-zs's fp32
+        # side is the full-set cache of sent-true)
+        **{f"fast-{key}-sample": [{"scorer": sc, "overrides": {**kw, "dtype": dt}, "dataset": d,
+                                   "sample": FAST_DRIFT_SAMPLE, "seed": ABLATION_SEED}
+                                  for d in sorted(true9, key=SENT_ORDER.index) for dt in dtypes]
+           for key, (sc, kw, dtypes) in FAST_DRIFT_READINGS.items()},
         "alignscore-split-ablation": [
             {"scorer": "alignscore", "overrides": {**align["overrides"], "split": sp}, "dataset": d,
              "sample": ABLATION_SAMPLE, "seed": ABLATION_SEED}
@@ -732,7 +750,7 @@ __all__ = ["SUMMAC_SETS", "plans", "score_run", "run_plan", "reuse_identical", "
            "record_path", "write_record", "SUMMAC_ROWS", "OURS", "ours_scorers", "summac_auc", "true_auc",
            "summac_balanced_accuracy", "head_ablation", "split_ablation", "significance_vs_lexical",
            "training_facts", "coverage", "evaluation_sample", "SENT_CHECKPOINT", "SENT_MODELS", "SENT_BASELINES",
-           "named_scorers", "full_set_aucs", "drift_table", "TRIED", "tried_variants", "chosen_readings", "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_V5",
+           "named_scorers", "full_set_aucs", "drift_table", "drift_verdict", "fast_drift", "FAST_DRIFT_SAMPLE", "FAST_DRIFT_READINGS", "TRIED", "tried_variants", "chosen_readings", "SENT_LABEL", "SENT_V3", "SENT_V4", "SENT_V5",
            "SENT_V6", "SENT_V7", "SENT_V8", "SENT_V8_RULE", "SENT_V8_RELEASE", "SENT_V8_RELEASE_LABEL", "SENT_V9", "SENT_V10",
            "SENT_VARIANTS", "sent_reading", "SENT_FAST", "SENT_FAST_PC", "SENT_V1_MODELS", "contrast_counts", "identity_probe",
            "recorded_identity_probe", "preset_drift", "DRIFT_LIMIT", "ALIGN_ABLATION", "ABLATION_REFERENCE",
@@ -887,6 +905,38 @@ def preset_drift(datasets=None) -> pd.DataFrame:
         return pd.DataFrame()
     parts = [drift_table(sc["fp32"], sc[k], datasets).assign(preset=k) for k in ("int8-dynamic", "int8-dynamic-pc") if k in sc]
     parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def drift_verdict(drift: pd.DataFrame, by: str = "preset", limit: float = DRIFT_LIMIT, n_sets: int | None = None) -> str:
+    """One sentence per ``by`` group (a preset, or a scorer): its largest |drift| and whether it is within
+    ``limit`` on every set (``n_sets`` sets when given, else every set of the table)."""
+    if drift.empty:
+        return "n/a (no drift sample scored)"
+    need = n_sets if n_sets is not None else drift["dataset"].nunique()
+    out = []
+    for key, g in drift.groupby(by, sort=False):
+        worst = float(g["drift"].abs().max())
+        ok = worst <= limit and g["dataset"].nunique() >= need
+        out.append(f"{key}: largest |drift| {worst:.2f} AUC points over {g['dataset'].nunique()} sets, "
+                   + ("within the limit, so it qualifies as a fast preset" if ok
+                      else f"beyond the {limit} allowed" if worst > limit else f"only {g['dataset'].nunique()} of {need} sets measured"))
+    return "; ".join(out)
+
+
+def fast_drift(datasets=None) -> pd.DataFrame:
+    """The fast preset (:data:`tfc.scorers.FAST_DTYPE`) of each model scorer against its fp32 reading, on the
+    shipped model and the rows both caches hold (:data:`FAST_DRIFT_READINGS`, scored by the ``fast-*-sample``
+    plans): one :func:`drift_table` per scorer, stacked, with ``scorer`` and ``preset`` columns."""
+    from tfc.scorers import FAST_DTYPE
+
+    parts = []
+    for _, (name, kw) in {k: v[:2] for k, v in FAST_DRIFT_READINGS.items()}.items():
+        sc = named_scorers({"fp32": (name, {**kw, "dtype": "float32"}), "fast": (name, {**kw, "dtype": FAST_DTYPE})})
+        if {"fp32", "fast"} <= set(sc):
+            d = drift_table(sc["fp32"], sc["fast"], datasets)
+            if len(d):
+                parts.append(d.assign(scorer=name, preset=FAST_DTYPE, signature=sc["fast"].signature))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 

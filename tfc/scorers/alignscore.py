@@ -94,8 +94,8 @@ class AlignScoreScorer(ModelScorer):
         if c.head not in self.model.heads:
             raise ValueError(f"checkpoint {c.checkpoint!r} has no {c.head!r} head (it has {self.model.heads}); "
                              "a plain NLI classifier supports head='3way' only")
-        if c.dtype not in ("float32", "fp32"):
-            self.model.model.to(models.torch_dtype(c.dtype))
+        # in place: an int8 swap keeps the side heads' feature hooks attached
+        models.apply_dtype(self.model.model, c.dtype, self.model.device)
 
     # pair results shared by the scorers of one process that use the same weights, dtype and max length
     # (SMART-N and SMART-L score the same sentence pairs; a chunk-mode rerun finds its pairs again);

@@ -154,12 +154,21 @@ class AlignScoreModel:
     def _aligned_index(self) -> int:
         return int(self.model.label_index["entailment"])
 
+    BATCH_TOKEN_UNIT = None   # None: tfc.scorers.base.BATCH_TOKEN_UNIT (a class-level override for tests)
+
+    def batches(self, lengths, batch_size: int = 32) -> list[np.ndarray]:
+        """Index batches over pairs of token ``lengths`` (:func:`tfc.scorers.base.length_batches`)."""
+        from tfc.scorers.base import length_batches
+
+        return length_batches(lengths, batch_size, self.BATCH_TOKEN_UNIT)
+
     def predict(self, text_a, text_b, batch_size: int = 32, progress: bool = False) -> dict[str, np.ndarray]:
         """All heads for each (text_a, text_b) pair in one forward pass per batch.
 
         Returns ``{"3way": probs [N, 3] in id2label order, "bin": probs [N, 2], "reg": [N]}`` (the extra
-        keys only when the checkpoint has those heads). Pairs are sorted by length for batching and
-        returned in input order.
+        keys only when the checkpoint has those heads). The pairs are tokenized once, batched by
+        :meth:`batches` (longest first, a token budget per batch) and returned in input order; a pair's
+        result does not depend on its batch (the attention mask is always passed).
         """
         import torch
 
@@ -171,28 +180,29 @@ class AlignScoreModel:
         if n == 0:
             shapes = {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
             return {h: np.zeros(shapes[h]) for h in out}
-        order = np.argsort([-(len(x) + len(y)) for x, y in zip(a, b)], kind="stable")
+        keep = ("input_ids", "attention_mask", "token_type_ids")
+        enc = self.tokenizer(a, b, truncation="longest_first", max_length=self.max_length)
+        enc = {k: v for k, v in enc.items() if k in keep}
+        groups = self.batches([len(x) for x in enc["input_ids"]], batch_size)
         chunks = {h: [] for h in out}
-        starts = range(0, n, batch_size)
         if progress:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc="alignscore pairs", unit="batch", mininterval=5)
+            groups = tqdm(groups, desc="alignscore pairs", unit="batch", mininterval=5)
+        order = []
         with torch.no_grad():
-            for i in starts:
-                idx = order[i:i + batch_size]
-                enc = self.tokenizer([a[j] for j in idx], [b[j] for j in idx], truncation="longest_first",
-                                     max_length=self.max_length, padding=True, return_tensors="pt")
-                enc = {k: v.to(self.device) for k, v in enc.items()
-                       if k in ("input_ids", "attention_mask", "token_type_ids")}
-                res = self.model(**enc)
+            for idx in groups:
+                order.extend(idx.tolist())
+                batch = self.tokenizer.pad({k: [v[j] for j in idx] for k, v in enc.items()}, return_tensors="pt")
+                batch = {k: v.to(self.device) for k, v in batch.items() if k in keep}
+                res = self.model(**batch)
                 chunks["3way"].append(torch.softmax(res["3way"].float(), -1).cpu().numpy())
                 if "bin" in res:
                     chunks["bin"].append(torch.softmax(res["bin"].float(), -1).cpu().numpy())
                 if "reg" in res:
                     chunks["reg"].append(res["reg"].float().cpu().numpy())
         inv = np.empty(n, dtype=int)
-        inv[order] = np.arange(n)
+        inv[np.asarray(order)] = np.arange(n)
         return {h: np.concatenate(v)[inv] for h, v in chunks.items() if v}
 
     def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32,

@@ -199,6 +199,33 @@ class Scorer:
         return dict(getattr(self, "_aux", {}))
 
 
+# a batch holds at most batch_size pairs and at most batch_size * BATCH_TOKEN_UNIT tokens once padded
+BATCH_TOKEN_UNIT = 128
+
+
+def length_batches(lengths, batch_size: int, unit: int | None = None) -> list[np.ndarray]:
+    """Index batches over model inputs of token ``lengths`` for the pair engines (NLI, AlignScore): longest
+    first, each batch at most ``batch_size`` inputs and at most ``batch_size * unit`` tokens once padded to
+    its longest input (``unit`` defaults to :data:`BATCH_TOKEN_UNIT`).
+
+    Fixed-count batches put short inputs beside long ones wherever a call mixes lengths (a user's file, a
+    sample over several sets): each short input is then padded to the longest, and attention grows with the
+    square of that length. Sorting alone does not help the batch at the boundary between long and short
+    inputs, nor a call with fewer inputs than a batch. Scores do not depend on the batching (the attention
+    mask is always passed; tested to 1e-5 at fp32)."""
+    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(-lengths, kind="stable")
+    budget = int(batch_size) * int(unit or BATCH_TOKEN_UNIT)
+    out, i = [], 0
+    while i < len(order):
+        k = max(1, min(int(batch_size), budget // max(int(lengths[order[i]]), 1)))
+        out.append(order[i:i + k])
+        i += k
+    return out
+
+
 def progress_bar(iterable, total=None, desc=None, enabled=True):
     from tqdm.auto import tqdm
 

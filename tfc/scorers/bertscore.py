@@ -42,8 +42,12 @@ class BERTScoreConfig(ScorerConfig):
     sentence_splitter: str = "auto"
     batch_size: int = 32
     device: str | None = None
+    dtype: str = "float32"                 # "bfloat16" (the fast preset), "float16", "int8-dynamic[-pc]" (CPU)
+    # dtype came after scores were cached: at float32 it stays out of the hash (existing signatures unchanged)
+    ADDED = {"dtype": "float32"}
 
     def __post_init__(self):
+        models.torch_dtype(self.dtype)   # raises on an unknown dtype
         if self.component not in ("precision", "recall", "f1"):
             raise ValueError("component must be 'precision', 'recall' or 'f1'")
         if self.long_grounding not in ("chunk", "truncate"):
@@ -73,6 +77,7 @@ class BERTScore(ModelScorer):
                                   rescale_with_baseline=c.rescale_with_baseline,
                                   device=models.resolve_device(c.device), lang="en")
         self._max_len = c.max_length or min(int(self._tok.model_max_length), 100_000)
+        models.apply_dtype(self._scorer._model, c.dtype, models.resolve_device(c.device))
 
     def _score(self, groundings, generations, batch_size, progress):
         from tfc.text.chunking import chunk_many, count_tokens

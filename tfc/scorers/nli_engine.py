@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import progress_bar
+from tfc.scorers.base import length_batches, progress_bar
 
 
 class NLIEngine:
@@ -72,10 +72,9 @@ class NLIEngine:
                 for j, i in enumerate(over):
                     enc[k][i] = fix[k][j]
             ids = enc["input_ids"]
-        order = sorted(range(len(uniq)), key=lambda i: (len(ids[i]), i))
         out = np.zeros((len(uniq), len(self.labels)), dtype=np.float64)
         keys = [k for k in enc.keys()]
-        batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+        batches = [b.tolist() for b in length_batches([len(x) for x in ids], batch_size)]   # longest first
         with torch.inference_mode(), models.torch_threads():    # TFC_THREADS, when set
             for b in progress_bar(batches, desc="nli", enabled=progress):
                 feats = self.tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")

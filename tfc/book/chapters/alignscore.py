@@ -133,19 +133,6 @@ def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def drift_verdict(drift: pd.DataFrame, limit: float = DRIFT_LIMIT) -> str:
-    """One sentence per preset: its largest |drift| and whether it qualifies as the fast preset."""
-    if drift.empty:
-        return "n/a (no drift sample scored)"
-    out = []
-    for preset, g in drift.groupby("preset", sort=False):
-        worst = float(g["drift"].abs().max())
-        ok = worst <= limit and len(g) == g["dataset"].nunique()
-        out.append(f"{preset}: largest |drift| {worst:.2f} AUC points over {len(g)} sets, "
-                   + ("within the limit, so it qualifies as a fast preset" if ok else f"beyond the {limit} allowed"))
-    return "; ".join(out)
-
-
 def tried_table(variants=None, datasets=None) -> pd.DataFrame:
     """One row per variant (default: :func:`tried_variants`): held-out 3-way accuracy, mean TRUE AUC over the
     sets its cache covers (and how many rows that is), training minutes and examples/s. A variant without a

@@ -55,10 +55,63 @@ def growth_fits(res: dict | None = None) -> pd.DataFrame:
 
 
 def throughput_table(res: dict | None = None) -> pd.DataFrame:
+    """``bench_scorers.py``'s rows: pairs/s per scorer, dtype and batch size (dtype ``float32`` for results
+    written before the script measured the fast preset)."""
+    res = res if res is not None else load("bench_scorers")
+    cols = ["scorer", "dtype", "batch_size", "pairs", "seconds", "pairs_per_second"]
+    if not res:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(res["results"])
+    if "dtype" not in df.columns:
+        df["dtype"] = "float32"
+    return df[cols]
+
+
+def dtype_speedup(res: dict | None = None) -> pd.DataFrame:
+    """Per scorer and batch size: pairs/s at each measured dtype and, for each dtype other than fp32, its
+    speed-up over fp32 (``× <dtype>``). Empty when only fp32 was measured."""
+    t = throughput_table(res)
+    if not len(t) or set(t["dtype"]) <= {"float32"}:
+        return pd.DataFrame(columns=["scorer", "batch_size"])
+    w = t.pivot_table(index=["scorer", "batch_size"], columns="dtype", values="pairs_per_second")
+    dtypes = ["float32"] + [d for d in dict.fromkeys(t["dtype"]) if d != "float32"]
+    w = w[[d for d in dtypes if d in w.columns]]
+    for d in dtypes[1:]:
+        if d in w.columns and "float32" in w.columns:
+            w[f"× {d}"] = (w[d] / w["float32"]).round(2)
+    w = w.rename(columns={d: f"{d} pairs/s" for d in dtypes}).reset_index()
+    w.columns.name = None
+    return w
+
+
+def scorers_note(res: dict | None = None) -> str:
+    """Where and when ``bench_scorers.py`` ran: CPU, threads, native bf16, load."""
     res = res if res is not None else load("bench_scorers")
     if not res:
-        return pd.DataFrame(columns=["scorer", "batch_size", "pairs", "seconds", "pairs_per_second"])
-    return pd.DataFrame(res["results"])[["scorer", "batch_size", "pairs", "seconds", "pairs_per_second"]]
+        return "benchmarks/bench_scorers.py has not been run"
+    bits = [res.get("cpu") or res.get("platform", "?"), f"{res.get('torch_threads', '?')} torch thread(s)"]
+    if "bf16_native" in res:
+        bits.append("native bf16" if res["bf16_native"] else "no native bf16 (emulated)")
+    if "loadavg_start" in res:
+        bits.append(f"load average {res['loadavg_start']} -> {res['loadavg_end']}")
+    return "Measured on " + ", ".join(str(b) for b in bits) + "."
+
+
+def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
+    """The fast preset against fp32 per model scorer and TRUE set (:func:`tfc.runs.inhouse.fast_drift`, read
+    from the committed caches) and the page's glue texts (sample size, largest |drift|, verdict per scorer)."""
+    from tfc.runs import inhouse as I
+    from tfc.scorers import FAST_DTYPE
+
+    d = I.fast_drift(datasets)
+    n_sets = len(datasets) if datasets is not None else len(I._true_sets())
+    texts = {"perf_fast_dtype": FAST_DTYPE, "perf_fast_n": str(I.FAST_DRIFT_SAMPLE),
+             "perf_fast_limit": f"{I.DRIFT_LIMIT}", "perf_fast_checkpoint": I.SENT_CHECKPOINT,
+             "perf_fast_max": f"{d['drift'].abs().max():.2f}" if len(d) else "not measured",
+             "perf_fast_verdict": I.drift_verdict(d, by="scorer", n_sets=n_sets)}
+    if len(d):
+        d = d[["scorer", "dataset", "rows", "auc_fp32", "auc_fast", "drift", "max_abs_score_diff", "signature"]]
+    return d, texts
 
 
 # (what, groundings, generations): each run as one score() call
