@@ -35,3 +35,15 @@ def ledger_dir(tmp_path, monkeypatch):
     yield tmp_path / "_ledger"
     ledger._TABLES.clear()
     ledger._FIGURES.clear()
+
+
+def assert_added_field_keeps_signatures(name: str, field: str, other, bad, match: str) -> None:
+    """A config field added after caches were committed (``ADDED``): out of the hash at its default, in it
+    at any other value, and a bad value refused with ``match`` in the message."""
+    from tfc import scorers
+
+    base = scorers.get(name)
+    assert field not in base.config.signature_fields()
+    assert scorers.get(name, **{field: other}).signature != base.signature
+    with pytest.raises(ValueError, match=match):
+        scorers.get(name, **{field: bad})

@@ -724,3 +724,12 @@ def test_rules_v2_leading_space_before_a_fronted_modifier():
     c = next(c for c in qgqa.answer_candidates([text])[0] if c.text == "microinjections")
     qs = qgqa.rule_questions_v2(doc, c.start, c.end)
     assert qs and all(q.strip() and "," not in q for q in qs)
+
+
+def test_qa_training_dtype_reaches_the_engine_and_is_checked():
+    from tfc.train.qa import QATrainConfig, engine_config
+
+    assert engine_config(QATrainConfig()).dtype == "fp32"
+    assert engine_config(QATrainConfig(dtype="bf16")).dtype == "bf16"
+    with pytest.raises(ValueError, match="dtype"):
+        engine_config(QATrainConfig(dtype="fp8")).validate()

@@ -6,6 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import assert_added_field_keeps_signatures  # noqa: E402
 from tfc import models, scorers  # noqa: E402
 
 
@@ -76,11 +77,7 @@ def test_fast_preset_changes_the_signature_and_stays_close(tiny):
 
 def test_bertscore_dtype_is_new_and_keeps_old_signatures():
     """dtype came after BERTScore caches were committed: at float32 it stays out of the hash."""
-    base = scorers.get("bertscore")
-    assert "dtype" not in base.config.signature_fields()
-    assert scorers.get("bertscore", dtype="bfloat16").signature != base.signature
-    with pytest.raises(ValueError, match="unknown dtype"):
-        scorers.get("bertscore", dtype="int4")
+    assert_added_field_keeps_signatures("bertscore", "dtype", "bfloat16", "int4", "unknown dtype")
 
 
 def test_apply_dtype_casts_or_quantises_in_place():

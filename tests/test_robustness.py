@@ -412,3 +412,21 @@ def test_dtype_speedup_reads_old_and_new_bench_scorers_results(tmp_path, monkeyp
     got = bench.dtype_speedup().iloc[0]
     assert got["× bfloat16"] == 2.5 and got["× int8-dynamic"] == 1.5 and got["float32 pairs/s"] == 2.0
     assert bench.scorers_note() == "Measured on X, 1 torch thread(s), native bf16."
+
+
+def test_book_build_reads_cold_and_warm_runs_and_old_results(tmp_path, monkeypatch):
+    from tfc.book.chapters import performance as bench
+
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    df, texts = bench.book_build()
+    assert len(df) == 0 and texts["perf_book_cold"] == "not measured"
+    run = {"stages": [{"stage": "make notebooks", "seconds": 300.0}, {"stage": "make html", "seconds": 60.0}],
+           "total_seconds": 360.0, "loadavg_start": [1.0, 1.0, 1.0]}
+    (tmp_path / "bench_book_default.json").write_text(json.dumps(
+        {"cpu": "X", "cpu_count": 2, "runs": [{"kind": "cold", **run}, {"kind": "warm", **run, "total_seconds": 240.0}]}))
+    df, texts = bench.book_build()
+    assert texts["perf_book_cold"] == "6.0" and texts["perf_book_warm"] == "4.0"
+    assert df[df["stage"] == "total"]["seconds"].tolist() == [360.0, 240.0]
+    (tmp_path / "bench_book_default.json").write_text(json.dumps({"platform": "P", **run}))   # before cold/warm
+    df, texts = bench.book_build()
+    assert texts["perf_book_cold"] == "not measured" and set(df["run"]) == {"one run"}

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import tfc.scorers as S
+from conftest import assert_added_field_keeps_signatures
 from tfc.scorers.summac import reduce_zs
 
 
@@ -53,11 +54,7 @@ def test_min_over_generated_units_by_hand():
 
 
 def test_generated_reduction_default_keeps_signatures():
-    a = S.get("summac-zs")
-    assert "generated_reduction" not in a.config.signature_fields()
-    assert S.get("summac-zs", generated_reduction="min").signature != a.signature
-    with pytest.raises(ValueError, match="generated_reduction"):
-        S.get("summac-zs", generated_reduction="median")
+    assert_added_field_keeps_signatures("summac-zs", "generated_reduction", "min", "median", "generated_reduction")
 
 
 def test_window12_units_are_sentences_and_adjacent_pairs():

@@ -64,8 +64,10 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="output dir (default <artifacts>/<name>)")
 @click.option("--xquad-dev/--no-xquad-dev", default=True, show_default=True,
               help="evaluate on XQuAD-English (1,190 human-written questions; a dev set, never trained on)")
+@click.option("--dtype", type=click.Choice(["fp32", "bf16"]), default="fp32", show_default=True,
+              help="bf16: autocast, fast where the CPU has native bf16 (avx512_bf16/AMX) or on a GPU")
 def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, doc_stride,
-           long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev):
+           long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev, dtype):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
     from tfc.train.qa import QATrainConfig, build_qa_set, train_qa, xquad_frame
 
@@ -76,7 +78,8 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
                                                   "spacy_parse_seconds")}))
     cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
                         max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads,
-                        doc_stride=doc_stride, eval_every=eval_every, checkpoint_every=checkpoint_every, init=init)
+                        doc_stride=doc_stride, eval_every=eval_every, checkpoint_every=checkpoint_every, init=init,
+                        dtype=dtype)
     dev = xquad_frame() if xquad_dev else None
     s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False, dev=dev)
     click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "

@@ -106,6 +106,8 @@ FAST_DRIFT_READINGS = {
     "sent": ("summac-zs", {"checkpoint": SENT_CHECKPOINT}, ("bfloat16",)),
     "align": ("alignscore", {"checkpoint": SENT_CHECKPOINT}, ("float32", "bfloat16")),
     "nli": ("nli", {"checkpoint": SENT_CHECKPOINT, "mode": "document"}, ("float32", "bfloat16")),
+    # BERTScore's model is the MiniLM encoder itself; its fp32 side is the full-set cache of the TRUE chapter
+    "bert": ("bertscore", {"checkpoint": "minilm"}, ("bfloat16",)),
 }
 
 
@@ -375,7 +377,8 @@ def run_plan(name: str, threads: int | None = None, batch_size: int | None = Non
         rec = score_run(run["scorer"], run["dataset"], run.get("overrides"), sample=run.get("sample"),
                         seed=run.get("seed", 0), batch_size=batch_size, split=split or run.get("split"))
         rec["plan"] = name
-        append_record(run["overrides"]["checkpoint"], rec)
+        if str(run["overrides"].get("checkpoint", "")).startswith("tfc/"):   # records: in-house checkpoints only
+            append_record(run["overrides"]["checkpoint"], rec)
         log(json.dumps({k: rec[k] for k in ("signature", "dataset", "rows", "computed_rows", "reused_rows",
                                             "pairs", "wall_seconds", "pairs_per_second")}
                        | {"auc": {s: v["auc"] for s, v in rec["splits"].items()}}))

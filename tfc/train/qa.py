@@ -305,6 +305,7 @@ class QATrainConfig:
     eval_every: int = 0            # steps between dev-curve points (held-out pairs and XQuAD); 0 = end only
     checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
     init: str | None = None        # start from a trained checkpoint's encoder (dir or tfc/<name>) instead of `base`
+    dtype: str = "fp32"            # "bf16": autocast (fp32 weights), fast only where the CPU or GPU has native bf16
 
     @property
     def stride(self) -> int:
@@ -511,7 +512,7 @@ def engine_config(cfg: QATrainConfig):
                        lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_ratio=cfg.warmup_ratio, max_steps=cfg.max_steps,
                        max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device, num_threads=cfg.num_threads,
                        grad_clip=cfg.grad_clip, log_every=cfg.log_every, length_pool=cfg.length_pool,
-                       loss_weights={}, eval_rows=0, dtype="fp32", eval_every=cfg.eval_every,
+                       loss_weights={}, eval_rows=0, dtype=cfg.dtype, eval_every=cfg.eval_every,
                        checkpoint_every=cfg.checkpoint_every, init=cfg.init)
 
 

@@ -84,6 +84,24 @@ def dtype_speedup(res: dict | None = None) -> pd.DataFrame:
     return w
 
 
+def book_build(res: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """``bench_book.py``'s default-mode runs: seconds per run and stage, and the page's glue texts (minutes of
+    the cold and the warm run, the machine). A result written before cold/warm runs counts as one run."""
+    res = res if res is not None else load("bench_book_default")
+    texts = {"perf_book_cold": "not measured", "perf_book_warm": "not measured", "perf_book_machine": "not measured"}
+    if not res:
+        return pd.DataFrame(columns=["run", "stage", "seconds"]), texts
+    runs = res.get("runs") or [{"kind": "one run", **res}]
+    rows = [{"run": r["kind"], "stage": s["stage"], "seconds": s["seconds"]} for r in runs for s in r["stages"]]
+    rows += [{"run": r["kind"], "stage": "total", "seconds": r["total_seconds"]} for r in runs]
+    for r in runs:
+        if r["kind"] in ("cold", "warm"):
+            texts[f"perf_book_{r['kind']}"] = f"{r['total_seconds'] / 60:.1f}"
+    texts["perf_book_machine"] = (f"{res.get('cpu') or res.get('platform', '?')}, {res.get('cpu_count', '?')} cores, "
+                                  f"load average {runs[0]['loadavg_start'][0]} at the start")
+    return pd.DataFrame(rows), texts
+
+
 def scorers_note(res: dict | None = None) -> str:
     """Where and when ``bench_scorers.py`` ran: CPU, threads, native bf16, load."""
     res = res if res is not None else load("bench_scorers")
