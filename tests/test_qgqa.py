@@ -733,3 +733,29 @@ def test_qa_training_dtype_reaches_the_engine_and_is_checked():
     assert engine_config(QATrainConfig(dtype="bf16")).dtype == "bf16"
     with pytest.raises(ValueError, match="dtype"):
         engine_config(QATrainConfig(dtype="fp8")).validate()
+
+
+def test_qa_runs_table_reads_records_and_the_cross_target(monkeypatch):
+    from tfc import models
+    from tfc.book.chapters import qgqa as T
+
+    recs = {"tfc/a": {"steps": 10, "examples_seen": 160, "epochs_seen": 0.5, "stopped_by": "max_steps",
+                      "train_seconds": 120.0, "examples_per_second": 1.3, "dtype": "bf16",
+                      "heldout_eval": {"f1": 0.8, "by_kind": {"cross": {"f1": 0.71}, "contrast": {"f1": 0.4}}},
+                      "dev_eval_human": {"f1": 0.3}},
+            "tfc/b": {"steps": 5, "heldout_eval": {"f1": 0.5, "by_kind": {"cross": {"f1": 0.69}}}}}
+
+    def fake(ckpt):
+        if ckpt not in recs:
+            raise FileNotFoundError(ckpt)
+        return recs[ckpt]
+
+    monkeypatch.setattr(models, "training_record", fake)
+    t = T.qa_runs_table({"A": "tfc/a", "B": "tfc/b", "missing": "tfc/c"})
+    assert t["run"].tolist() == ["A", "B"]
+    assert t["cross F1"].tolist() == [71.0, 69.0] and t["cross F1 ≥ 70"].tolist() == [True, False]
+    assert t.loc[0, "train minutes"] == 2.0 and t.loc[0, "XQuAD F1"] == 30.0 and np.isnan(t.loc[1, "XQuAD F1"])
+    assert T.qa_longer_text(t.iloc[:1]) == "No longer run is recorded yet."
+    two = T.qa_runs_table({"B": "tfc/b", "A": "tfc/a"}).fillna({"passes": 0.0, "train minutes": 0.0, "examples/s": 0.0})
+    text = T.qa_longer_text(two)
+    assert "cross-text F1 is 71.0 (first run 69.0)" in text and text.endswith("is met.")

@@ -211,6 +211,53 @@ def qa_dev_curve(record: dict) -> pd.DataFrame:
                                        "xquad_f1", "xquad_em"])
 
 
+QA_CROSS_TARGET = 0.7   # issue 17: cross-text F1 on the held-out training-side passages
+
+
+def qa_runs_table(checkpoints: dict) -> pd.DataFrame:
+    """One row per QA training run (``{label: "tfc/<name>"}``; a run with no committed record is left out): how
+    long it trained (steps, examples, passes over the training rows, minutes, examples/s, dtype) and its final
+    dev metrics × 100 (held-out F1, the cross-text and VitaminC contrast kinds, XQuAD-English F1), with whether
+    cross-text F1 reaches the issue's target."""
+    from tfc import models
+
+    rows = []
+    for label, ckpt in checkpoints.items():
+        try:
+            rec = models.training_record(ckpt)
+        except FileNotFoundError:
+            continue
+        ev, xq = rec.get("heldout_eval") or {}, rec.get("dev_eval_human") or {}
+        kinds = ev.get("by_kind") or {}
+
+        def pct(v):
+            return np.nan if v is None else round(100 * float(v), 1)
+
+        cross = (kinds.get("cross") or {}).get("f1")
+        rows.append({"run": label, "steps": rec.get("steps"), "examples": rec.get("examples_seen"),
+                     "passes": rec.get("epochs_seen"), "stopped by": rec.get("stopped_by"),
+                     "train minutes": round(rec["train_seconds"] / 60, 1) if rec.get("train_seconds") else np.nan,
+                     "examples/s": rec.get("examples_per_second"), "dtype": rec.get("dtype"),
+                     "held-out F1": pct(ev.get("f1")), "cross F1": pct(cross),
+                     "contrast F1": pct((kinds.get("contrast") or {}).get("f1")), "XQuAD F1": pct(xq.get("f1")),
+                     f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}": None if cross is None else bool(cross >= QA_CROSS_TARGET)})
+    return pd.DataFrame(rows)
+
+
+def qa_longer_text(runs: pd.DataFrame) -> str:
+    """One sentence on the longer QA run (the table's last row) against the first (its first row)."""
+    if len(runs) < 2:
+        return "No longer run is recorded yet."
+    a, b = runs.iloc[0], runs.iloc[-1]
+    met = b[f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}"]
+    return (f"The longer run trained {int(b['steps']):,} steps ({b['passes']:.2f} passes over the training rows) in "
+            f"{b['train minutes']:.0f} minutes at {b['examples/s']:.1f} examples/s ({b['dtype']}), against "
+            f"{int(a['steps']):,} steps ({a['passes']:.2f} passes) for the first; its cross-text F1 is "
+            f"{b['cross F1']:.1f} (first run {a['cross F1']:.1f}), XQuAD-English F1 {b['XQuAD F1']:.1f} "
+            f"({a['XQuAD F1']:.1f}), so the target of {100 * QA_CROSS_TARGET:.0f} is "
+            + ("met" if met else "still missed") + ".")
+
+
 def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFrame:
     """The QAGS Table 2 / Table 3 analogue: one row per pipeline variant (``{label: qags scorer}``, e.g. two QA
     readers, or two QG rule versions), with the Pearson r × 100 of its cached scores with the human scores on
