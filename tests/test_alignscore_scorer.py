@@ -111,7 +111,8 @@ def test_wraps_the_training_inference_code(tiny3, split):
         want = m.score(CTX, CLAIM, head=head, split=split, chunk_words=8, splitter="rule")
         np.testing.assert_allclose(got, want, atol=1e-6)
         aux = s.last_aux()
-        assert set(aux) == {"aux_n_pairs"} | {f"aux_{h}" for h in ("3way", "bin", "reg") if h != head}
+        assert set(aux) == {"aux_n_pairs", "aux_n_truncated_pairs"} | {f"aux_{h}" for h in ("3way", "bin", "reg") if h != head}
+        assert (aux["aux_n_truncated_pairs"] == 0).all()   # 8-word chunks fit the tiny model's length
         for other in {"3way", "bin", "reg"} - {head}:
             np.testing.assert_allclose(aux[f"aux_{other}"], m.score(CTX, CLAIM, head=other, split=split,
                                                                      chunk_words=8, splitter="rule"), atol=1e-6)
@@ -149,7 +150,7 @@ def test_batch_and_order_invariance(tiny3):
 def test_plain_nli_checkpoint(tiny_nli):
     s = get(tiny_nli)
     out = s.score(CTX, CLAIM, progress=False)
-    assert out.shape == (3,) and set(s.last_aux()) == {"aux_n_pairs"}
+    assert out.shape == (3,) and set(s.last_aux()) == {"aux_n_pairs", "aux_n_truncated_pairs"}
     with pytest.raises(ValueError, match="no 'bin' head"):
         get(tiny_nli, head="bin").score(CTX, CLAIM, progress=False)
     with pytest.raises(ValueError, match="no 'reg' head"):
@@ -239,7 +240,9 @@ def test_predict_unique_equals_predict(tiny3):
     u, p = m.predict_unique(a, b), m.predict(a, b)
     for h in ("3way", "bin", "reg"):
         np.testing.assert_allclose(u[h], p[h], atol=1e-6)
-    assert {k: v.shape for k, v in m.predict_unique([], []).items()} == {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
+    assert u["truncated"].tolist() == p["truncated"].tolist() == [False] * 3
+    assert {k: v.shape for k, v in m.predict_unique([], []).items()} == {"3way": (0, 3), "bin": (0, 2), "reg": (0,),
+                                                                         "truncated": (0,)}
     with pytest.raises(ValueError):
         m.predict_unique(["a"], [])
 
@@ -287,3 +290,12 @@ def test_scores_do_not_depend_on_the_token_budget(tiny3, monkeypatch):
     monkeypatch.setattr(AlignScoreModel, "BATCH_TOKEN_UNIT", 8)   # every long pair alone in its batch
     AlignScoreScorer._MEMOS.clear()
     np.testing.assert_allclose(get(tiny3, chunk_words=50).score(ctx, claim, progress=False), want, atol=1e-5)
+
+
+def test_pairs_cut_to_max_length_are_counted_per_row(tiny3):
+    long_ctx = " ".join(["Xylophones quantified marvellously."] * 40)   # ~8 tokens a word in the tiny vocabulary
+    s = get(tiny3, max_length=64)
+    s.score([long_ctx, "A cat."], ["Xylophones.", "A cat."], progress=False)
+    aux = s.last_aux()
+    assert aux["aux_n_truncated_pairs"].tolist()[1] == 0
+    assert 0 < aux["aux_n_truncated_pairs"][0] <= aux["aux_n_pairs"][0]

@@ -122,6 +122,7 @@ class AlignScoreScorer(ModelScorer):
                                      memo=self._memo())
         aux = {f"aux_{h}": v for h, v in res["scores"].items() if h != c.head}
         aux["aux_n_pairs"] = res["n_pairs"].astype(np.int32)
+        aux["aux_n_truncated_pairs"] = res["n_truncated"].astype(np.int32)   # pairs cut to max_length
         self._aux_keep = aux
         return res["scores"][c.head]
 

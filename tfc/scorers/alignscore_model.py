@@ -166,7 +166,8 @@ class AlignScoreModel:
         """All heads for each (text_a, text_b) pair in one forward pass per batch.
 
         Returns ``{"3way": probs [N, 3] in id2label order, "bin": probs [N, 2], "reg": [N]}`` (the extra
-        keys only when the checkpoint has those heads). The pairs are tokenized once, batched by
+        keys only when the checkpoint has those heads) and ``"truncated"`` ([N] bool: the pair was longer than
+        ``max_length`` tokens and the tokenizer cut its longer side). The pairs are tokenized once, batched by
         :meth:`batches` (longest first, a token budget per batch) and returned in input order; a pair's
         result does not depend on its batch (the attention mask is always passed).
         """
@@ -179,8 +180,11 @@ class AlignScoreModel:
         out = {h: None for h in self.heads}
         if n == 0:
             shapes = {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
-            return {h: np.zeros(shapes[h]) for h in out}
+            return {**{h: np.zeros(shapes[h]) for h in out}, "truncated": np.zeros(0, dtype=bool)}
         keep = ("input_ids", "attention_mask", "token_type_ids")
+        # the untruncated lengths say which pairs the cut below shortens (reported, never silent)
+        full = self.tokenizer(a, b, truncation=False, verbose=False)["input_ids"]
+        truncated = np.array([len(x) > self.max_length for x in full], dtype=bool)
         enc = self.tokenizer(a, b, truncation="longest_first", max_length=self.max_length)
         enc = {k: v for k, v in enc.items() if k in keep}
         groups = self.batches([len(x) for x in enc["input_ids"]], batch_size)
@@ -203,7 +207,7 @@ class AlignScoreModel:
                     chunks["reg"].append(res["reg"].float().cpu().numpy())
         inv = np.empty(n, dtype=int)
         inv[np.asarray(order)] = np.arange(n)
-        return {h: np.concatenate(v)[inv] for h, v in chunks.items() if v}
+        return {**{h: np.concatenate(v)[inv] for h, v in chunks.items() if v}, "truncated": truncated}
 
     def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32,
                     progress: bool = False) -> np.ndarray:
@@ -253,8 +257,9 @@ class AlignScoreModel:
         (not one example at a time; each distinct pair once, see :meth:`predict_unique` for ``memo``); each
         head's pair scores are then aggregated per example (max over
         context units, mean over claim sentences; soft LCS for ``smart-l``). Returns
-        ``{"scores": {head: [N]}, "n_pairs": [N] int, "matrices": {head: [matrix per example]}}``
-        (``matrices`` only with ``return_matrices``).
+        ``{"scores": {head: [N]}, "n_pairs": [N] int, "n_truncated": [N] int, "matrices": {head: [matrix
+        per example]}}`` (``n_truncated``: the example's pairs cut to ``max_length``; ``matrices`` only with
+        ``return_matrices``).
         """
         ctx_units, claim_units = build_units(contexts, claims, split, chunk_words, splitter, chunk_unit,
                                              self.tokenizer)
@@ -273,8 +278,11 @@ class AlignScoreModel:
         if "reg" in probs:
             flat["reg"] = probs["reg"]
         agg = aggregate_soft_lcs if split == "smart-l" else aggregate_max_mean
+        cut = np.asarray(probs["truncated"], dtype=np.int64)
         out = {"scores": {h: np.empty(len(spans)) for h in flat},
-               "n_pairs": np.array([nc * ns for _, nc, ns in spans], dtype=np.int64)}
+               "n_pairs": np.array([nc * ns for _, nc, ns in spans], dtype=np.int64),
+               "n_truncated": np.array([int(cut[start:start + nc * ns].sum()) for start, nc, ns in spans],
+                                       dtype=np.int64)}
         if return_matrices:
             out["matrices"] = {h: [] for h in flat}
         for h, v in flat.items():
