@@ -214,12 +214,9 @@ def load_sequence_classifier(checkpoint: str, revision: str | None = None, devic
     from transformers import AutoModelForSequenceClassification
 
     path = resolve(checkpoint)
-    if dtype in INT8_DTYPES:
-        model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision, dtype=torch_dtype("float32"))
-        model = quantize_dynamic_int8(model.eval(), resolve_device(device), per_channel=dtype == INT8_DYNAMIC_PC)
-    else:
-        model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision,
-                                                                   dtype=torch_dtype(dtype))
+    # loaded at dtype (fp32 for the int8 presets, which apply_dtype then quantises)
+    model = AutoModelForSequenceClassification.from_pretrained(path, revision=revision, dtype=torch_dtype(dtype))
+    apply_dtype(model.eval(), dtype, resolve_device(device))
     model.to(resolve_device(device)).eval()
     return model, load_tokenizer(checkpoint, revision)
 

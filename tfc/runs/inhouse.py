@@ -934,7 +934,7 @@ def fast_drift(datasets=None) -> pd.DataFrame:
     from tfc.scorers import FAST_DTYPE
 
     parts = []
-    for _, (name, kw) in {k: v[:2] for k, v in FAST_DRIFT_READINGS.items()}.items():
+    for name, kw, _ in FAST_DRIFT_READINGS.values():
         sc = named_scorers({"fp32": (name, {**kw, "dtype": "float32"}), "fast": (name, {**kw, "dtype": FAST_DTYPE})})
         if {"fp32", "fast"} <= set(sc):
             d = drift_table(sc["fp32"], sc["fast"], datasets)

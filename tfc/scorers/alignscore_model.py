@@ -182,11 +182,18 @@ class AlignScoreModel:
             shapes = {"3way": (0, 3), "bin": (0, 2), "reg": (0,)}
             return {**{h: np.zeros(shapes[h]) for h in out}, "truncated": np.zeros(0, dtype=bool)}
         keep = ("input_ids", "attention_mask", "token_type_ids")
-        # the untruncated lengths say which pairs the cut below shortens (reported, never silent)
-        full = self.tokenizer(a, b, truncation=False, verbose=False)["input_ids"]
-        truncated = np.array([len(x) > self.max_length for x in full], dtype=bool)
-        enc = self.tokenizer(a, b, truncation="longest_first", max_length=self.max_length)
-        enc = {k: v for k, v in enc.items() if k in keep}
+        # tokenized once untruncated; only the pairs over max_length are tokenized again, cut from their longer
+        # side, and reported (as tfc.scorers.nli_engine does; never silent)
+        enc = self.tokenizer(a, b, truncation=False, verbose=False)
+        enc = {k: list(v) for k, v in enc.items() if k in keep}
+        truncated = np.array([len(x) > self.max_length for x in enc["input_ids"]], dtype=bool)
+        over = np.flatnonzero(truncated)
+        if len(over):
+            fix = self.tokenizer([a[i] for i in over], [b[i] for i in over], truncation="longest_first",
+                                 max_length=self.max_length)
+            for k in enc:
+                for j, i in enumerate(over):
+                    enc[k][i] = fix[k][j]
         groups = self.batches([len(x) for x in enc["input_ids"]], batch_size)
         chunks = {h: [] for h in out}
         if progress:
