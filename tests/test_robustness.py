@@ -394,6 +394,42 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
     assert bench.peer_table()["ratio"].tolist() == [3.5]
 
 
+def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
+    from tfc.book.chapters import performance as bench
+
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    assert "No GPU run of the AlignScore comparison" in bench.gpu_peer_text()
+    row = {"comparison": "alignscore", "pairs": 90, "tfc_seconds": 0.16, "peer_seconds": 0.66, "ratio": 4.14,
+           "target": 10.0, "met": False, "pearson": 0.98, "max_abs_diff": 0.3,
+           "agreement_same_units": {"pearson": 1.0, "max_abs_diff": 0.0}}
+    fast = {**row, "comparison": "alignscore/fast", "tfc_seconds": 0.21, "ratio": 3.17}
+    (tmp_path / "bench_peers_gpu.json").write_text(json.dumps({
+        "results": [row, fast], "rounds": 3, "torch_threads": 1, "device": "cuda",
+        "machine": {"cuda": "NVIDIA H100 80GB HBM3"}}))
+    text = bench.gpu_peer_text()
+    assert text.startswith("On one NVIDIA H100 80GB HBM3, 90 pairs") and "**4.14×**" in text
+    assert "0.21 s, 3.17×" in text and "target is 10×, so it is missed" in text
+    assert text.endswith("largest difference of 0.")
+    row["met"] = True
+    (tmp_path / "bench_peers_gpu.json").write_text(json.dumps({"results": [row], "rounds": 1, "torch_threads": 1}))
+    assert "so it is met" in bench.gpu_peer_text()
+
+
+def test_bench_peers_refuses_cuda_without_a_gpu(monkeypatch):
+    import importlib.util
+
+    import torch
+
+    from tfc.config import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_peers", REPO_ROOT / "benchmarks" / "bench_peers.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit, match="no CUDA GPU"):
+        mod.main(["--device", "cuda", "--peers", "alignscore", "--pairs", "unused.json"])
+
+
 def test_dtype_speedup_reads_old_and_new_bench_scorers_results(tmp_path, monkeypatch):
     from tfc.book.chapters import performance as bench
 

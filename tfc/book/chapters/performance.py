@@ -241,6 +241,30 @@ def gpu_note(res: dict | None = None) -> str:
             f"{res['measured_matmul_tflops']} TFLOP/s ({res['matmul']}). Scorers on the device: {smoke}.")
 
 
+def gpu_peer_text(res: dict | None = None) -> str:
+    """One paragraph on ``bench_peers.py --device cuda`` (``bench_peers_gpu.json``): tfc's alignscore against the
+    per-example loop on a GPU, both precisions, against the issue's 10x target, with where the time goes."""
+    res = res if res is not None else load("bench_peers_gpu")
+    if not res:
+        return "No GPU run of the AlignScore comparison is recorded (`benchmarks/bench_peers.py --device cuda`)."
+    by = {r["comparison"]: r for r in res["results"]}
+    a, f = by.get("alignscore"), by.get("alignscore/fast")
+    if a is None:
+        return "The GPU run recorded no AlignScore comparison."
+    gpu = (res.get("machine") or {}).get("cuda") or res.get("device")
+    same = (a.get("agreement_same_units") or {})
+    text = (f"On one {gpu}, {a['pairs']} pairs stratified over TRUE's nine sets took tfc's `alignscore` "
+            f"{a['tfc_seconds']:.2f} s at fp32 against the per-example loop's {a['peer_seconds']:.2f} s (median of "
+            f"{res['rounds']} interleaved rounds, {res['torch_threads']} CPU thread): **{a['ratio']:.2f}×**")
+    if f is not None:
+        text += f"; with the fast preset (bf16 weights) {f['tfc_seconds']:.2f} s, {f['ratio']:.2f}×"
+    text += (f". The issue's GPU target is {a['target']:g}×, so it is "
+             + ("met" if a["met"] or (f is not None and f["met"]) else "missed")
+             + ". On the same units (greedy chunks) the two sides agree to a largest difference of "
+             f"{same.get('max_abs_diff', float('nan')):.1g}.")
+    return text
+
+
 def smoke_summary(smoke: list[dict]) -> str:
     """``bench_gpu``'s scorer smoke rows as one line: ``nli/float32 ok, bertscore/float32 skipped, ...``."""
     state = {True: "ok", False: "FAILED", None: "skipped"}
