@@ -759,3 +759,40 @@ def test_qa_runs_table_reads_records_and_the_cross_target(monkeypatch):
     two = T.qa_runs_table({"B": "tfc/b", "A": "tfc/a"}).fillna({"passes": 0.0, "train minutes": 0.0, "examples/s": 0.0})
     text = T.qa_longer_text(two)
     assert "cross-text F1 is 71.0 (first run 69.0)" in text and text.endswith("is met.")
+    # a named run, not only the last row; the device is named where the record has one
+    recs["tfc/a"]["device"] = "cuda: NVIDIA H100 80GB HBM3"
+    three = T.qa_runs_table({"B": "tfc/b", "A": "tfc/a", "B again": "tfc/b"}).fillna(
+        {"passes": 0.0, "train minutes": 0.0, "examples/s": 0.0})
+    named = T.qa_longer_text(three, "A", what="The GPU run")
+    assert named.startswith("The GPU run trained 10 steps (0.50 passes") and "2.0 minutes" in named
+    assert "on cuda: NVIDIA H100 80GB HBM3" in named and named.endswith("is met.")
+    assert T.qa_longer_text(three).endswith("still missed.")   # the last row (B again) by default
+
+
+def test_qa_backbone_text_compares_two_named_runs():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    runs = pd.DataFrame({"run": ["own", "shared"], "steps": [100, 120], "cross F1": [72.0, 70.3],
+                         "XQuAD F1": [39.2, 37.8]})
+    text = T.qa_backbone_text(runs, "own", "shared")
+    assert "120 steps against 100" in text and "cross-text F1 70.3 against 72.0 (-1.7)" in text
+    assert "XQuAD-English F1 37.8 against 39.2 (-1.4)" in text and text.endswith("lower on both.")
+    up = runs.assign(**{"XQuAD F1": [37.0, 39.0]})
+    assert T.qa_backbone_text(up, "own", "shared").endswith("mixed.")
+    assert T.qa_backbone_text(runs, "own", "missing") == "The shared-backbone run is not recorded."
+
+
+def test_qa_round_trip_text_reads_the_record(monkeypatch):
+    from tfc import models
+    from tfc.book.chapters import qgqa as T
+
+    rec = {"heldout_eval": {"f1": 0.9, "by_kind": {"cross": {"f1": 0.72}}}, "dev_eval_human": {"f1": 0.39},
+           "weights_round_trip": {"cpu_reeval_after_round_trip": {"heldout_f1": 0.9, "cross_f1": 0.7203,
+                                                                  "xquad_f1": 0.3928}}}
+    monkeypatch.setattr(models, "training_record", lambda c: {"tfc/x": rec, "tfc/old": {}}[c])
+    text = T.qa_round_trip_text("tfc/x")
+    assert "held-out F1 90.00 (on the device 90.00)" in text and "cross-text F1 72.03 (on the device 72.00)" in text
+    assert "XQuAD-English F1 39.28 (on the device 39.00)" in text
+    assert T.qa_round_trip_text("tfc/old") == "tfc/old records no re-reading after its weights came back."

@@ -211,6 +211,41 @@ def qa_dev_curve(record: dict) -> pd.DataFrame:
                                        "xquad_f1", "xquad_em"])
 
 
+QA_CURVE_LINES = {"heldout_f1": "held-out F1", "cross_f1": "held-out cross F1", "contrast_f1": "VitaminC contrast F1",
+                  "xquad_f1": "XQuAD-English F1"}
+
+
+def qa_curve_axes(curve: pd.DataFrame, ax, title: str | None = None):
+    """Draw a :func:`qa_dev_curve` frame on ``ax`` (F1 × 100 against the optimizer step, with the cross-text
+    target as a dotted line); returns ``ax``."""
+    for col, lab in QA_CURVE_LINES.items():
+        ax.plot(curve["step"], curve[col], marker="o", label=lab)
+    ax.axhline(100 * QA_CROSS_TARGET, color="grey", ls=":", lw=1)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("F1 × 100")
+    if title:
+        ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=.3)
+    return ax
+
+
+def qa_curves_figure(names):
+    """One panel per QA run (``tfc/<name>``) with its dev curve (:func:`qa_curve_axes`); a run without a committed
+    record gets a titled empty panel. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from tfc import models
+
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.4), sharey=True, squeeze=False)
+    for ax, name in zip(axes[0], names):
+        try:
+            qa_curve_axes(qa_dev_curve(models.training_record(name)), ax, title=name)
+        except FileNotFoundError:
+            ax.set_title(f"{name}: no record", fontsize=9)
+    return fig
+
+
 QA_CROSS_TARGET = 0.7   # issue 17: cross-text F1 on the held-out training-side passages
 
 
@@ -238,25 +273,67 @@ def qa_runs_table(checkpoints: dict) -> pd.DataFrame:
                      "passes": rec.get("epochs_seen"), "stopped by": rec.get("stopped_by"),
                      "train minutes": round(rec["train_seconds"] / 60, 1) if rec.get("train_seconds") else np.nan,
                      "examples/s": rec.get("examples_per_second"), "dtype": rec.get("dtype"),
+                     "device": str(rec.get("device") or "").split(" (")[0] or None,
                      "held-out F1": pct(ev.get("f1")), "cross F1": pct(cross),
                      "contrast F1": pct((kinds.get("contrast") or {}).get("f1")), "XQuAD F1": pct(xq.get("f1")),
                      f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}": None if cross is None else bool(cross >= QA_CROSS_TARGET)})
     return pd.DataFrame(rows)
 
 
-def qa_longer_text(runs: pd.DataFrame) -> str:
-    """One sentence on the longer QA run (the table's last row) against the first (its first row)."""
+def qa_longer_text(runs: pd.DataFrame, run: str | None = None, what: str = "The longer run") -> str:
+    """One sentence on a later QA run (``run``, a label of the table; default its last row) against the first
+    (the table's first row)."""
     if len(runs) < 2:
         return "No longer run is recorded yet."
-    a, b = runs.iloc[0], runs.iloc[-1]
+    a = runs.iloc[0]
+    b = runs.iloc[-1] if run is None else runs.set_index("run").loc[run]
     met = b[f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}"]
-    return (f"The longer run trained {int(b['steps']):,} steps ({b['passes']:.2f} passes over the training rows) in "
-            f"{b['train minutes']:.0f} minutes at {b['examples/s']:.1f} examples/s ({b['dtype']}), against "
-            f"{int(a['steps']):,} steps ({a['passes']:.2f} passes) for the first; its cross-text F1 is "
+    minutes = b["train minutes"]
+    where = f" on {b['device']}" if isinstance(b.get("device"), str) and b.get("device") else ""
+    return (f"{what} trained {int(b['steps']):,} steps ({b['passes']:.2f} passes over the training rows) in "
+            f"{minutes:.{1 if minutes < 10 else 0}f} minutes at {b['examples/s']:.1f} examples/s ({b['dtype']}{where}), "
+            f"against {int(a['steps']):,} steps ({a['passes']:.2f} passes) for the first; its cross-text F1 is "
             f"{b['cross F1']:.1f} (first run {a['cross F1']:.1f}), VitaminC contrast F1 {b['contrast F1']:.1f} "
             f"({a['contrast F1']:.1f}), XQuAD-English F1 {b['XQuAD F1']:.1f} ({a['XQuAD F1']:.1f}); the cross-text "
             f"target of {100 * QA_CROSS_TARGET:.0f} is "
             + ("met" if met else "still missed") + ".")
+
+
+def qa_round_trip_text(name: str) -> str:
+    """One sentence from a GPU-trained QA record's ``weights_round_trip``: its dev F1 read on the device and read
+    again here after the weights came back (fp16), × 100."""
+    from tfc import models
+
+    try:
+        rec = models.training_record(name)
+    except FileNotFoundError:
+        return f"{name} is not recorded."
+    again = (rec.get("weights_round_trip") or {}).get("cpu_reeval_after_round_trip")
+    if not again:
+        return f"{name} records no re-reading after its weights came back."
+    ev, xq = rec.get("heldout_eval") or {}, rec.get("dev_eval_human") or {}
+    cross = ((ev.get("by_kind") or {}).get("cross") or {}).get("f1")
+    pairs = [("held-out F1", ev.get("f1"), again.get("heldout_f1")), ("cross-text F1", cross, again.get("cross_f1")),
+             ("XQuAD-English F1", xq.get("f1"), again.get("xquad_f1"))]
+    return ("Read again on this CPU after the round trip, " + name + " gives " + ", ".join(
+        f"{lab} {100 * b:.2f} (on the device {100 * a:.2f})" for lab, a, b in pairs if a is not None and b is not None)
+        + ".")
+
+
+def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str) -> str:
+    """One sentence: the same QA recipe from MiniLM (``own``) and from the alignment model's encoder (``shared``),
+    two labels of :func:`qa_runs_table`: cross-text and XQuAD F1 side by side, and which way they moved."""
+    t = runs.set_index("run")
+    if own not in t.index or shared not in t.index:
+        return "The shared-backbone run is not recorded."
+    a, b = t.loc[own], t.loc[shared]
+    d_cross, d_xq = b["cross F1"] - a["cross F1"], b["XQuAD F1"] - a["XQuAD F1"]
+    way = ("lower on both" if d_cross < 0 and d_xq < 0 else "higher on both" if d_cross > 0 and d_xq > 0
+           else "mixed")
+    return (f"Started from the alignment model's encoder instead of MiniLM, the same recipe ({int(b['steps']):,} "
+            f"steps against {int(a['steps']):,}) reads with cross-text F1 {b['cross F1']:.1f} against "
+            f"{a['cross F1']:.1f} ({d_cross:+.1f}) and XQuAD-English F1 {b['XQuAD F1']:.1f} against "
+            f"{a['XQuAD F1']:.1f} ({d_xq:+.1f}): {way}.")
 
 
 def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFrame:
