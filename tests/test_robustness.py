@@ -395,6 +395,8 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
 
 
 def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
+    import pandas as pd
+
     from tfc.book.chapters import performance as bench
 
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
@@ -413,6 +415,12 @@ def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
     row["met"] = True
     (tmp_path / "bench_peers_gpu.json").write_text(json.dumps({"results": [row], "rounds": 1, "torch_threads": 1}))
     assert "so it is met" in bench.gpu_peer_text()
+    (tmp_path / "bench_peers_gpu_n9.json").write_text(json.dumps({
+        "results": [{**row, "pairs": 9, "ratio": 2.0}], "torch_threads": 4, "machine": {"cuda": "G"}}))
+    (tmp_path / "bench_peers.json").write_text(json.dumps({"results": [row]}))      # the CPU file is not a GPU run
+    runs = bench.gpu_peer_runs()
+    assert runs["run"].tolist() == ["bench_peers_gpu_n9", "bench_peers_gpu"] and runs["× fp32"].tolist() == [2.0, 4.14]
+    assert runs["gpu"].tolist()[0] == "G" and pd.isna(runs["gpu"].iloc[1]) and runs["threads"].tolist() == [4, 1] and runs["× fast"].isna().all()
 
 
 def test_bench_peers_refuses_cuda_without_a_gpu(monkeypatch):

@@ -265,6 +265,24 @@ def gpu_peer_text(res: dict | None = None) -> str:
     return text
 
 
+def gpu_peer_runs() -> pd.DataFrame:
+    """Every recorded GPU run of the AlignScore comparison (``bench_peers_gpu*.json``): pairs, CPU threads, seconds
+    per side and the two ratios (fp32 and the fast preset), one row per run, sorted by pairs and threads."""
+    cols = ["run", "gpu", "pairs", "threads", "tfc s (fp32)", "tfc s (fast)", "loop s", "× fp32", "× fast"]
+    rows = []
+    for p in sorted(results_dir().glob("bench_peers_gpu*.json")):
+        res = json.loads(p.read_text())
+        by = {r["comparison"]: r for r in res.get("results", [])}
+        a, f = by.get("alignscore"), by.get("alignscore/fast") or {}
+        if a is None:
+            continue
+        rows.append({"run": p.stem, "gpu": (res.get("machine") or {}).get("cuda") or res.get("device"),
+                     "pairs": a["pairs"], "threads": res.get("torch_threads"), "tfc s (fp32)": a["tfc_seconds"],
+                     "tfc s (fast)": f.get("tfc_seconds"), "loop s": a["peer_seconds"], "× fp32": a["ratio"],
+                     "× fast": f.get("ratio")})
+    return pd.DataFrame(rows, columns=cols).sort_values(["pairs", "threads"], ignore_index=True)
+
+
 def smoke_summary(smoke: list[dict]) -> str:
     """``bench_gpu``'s scorer smoke rows as one line: ``nli/float32 ok, bertscore/float32 skipped, ...``."""
     state = {True: "ok", False: "FAILED", None: "skipped"}
