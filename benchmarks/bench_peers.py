@@ -125,6 +125,8 @@ def main(argv=None):
     ap.add_argument("--out", default=str(HERE / "results" / "bench_peers.json"))
     ap.add_argument("--device", default="cpu",
                     help="cuda: the alignscore comparison on a GPU (both sides on the device; no peer venv needed)")
+    ap.add_argument("--align-batch-size", type=int, default=None,
+                    help="pairs per batch on the tfc alignscore side (default: the scorer's, 32)")
     ap.add_argument("--dump-pairs", default=None,
                     help="write the sampled pairs to this JSON file and stop (to carry them to a machine without "
                          "the mirror)")
@@ -186,8 +188,9 @@ def main(argv=None):
         sides["bert-score"] = S.get("bertscore", long_grounding="truncate", device="cpu")
         sides["bert-score/chunk"] = S.get("bertscore", device="cpu")
     if "alignscore" in args.peers:
-        sides["alignscore"] = S.get("alignscore", checkpoint=align_ckpt, device=args.device)
-        sides["alignscore/fast"] = S.get("alignscore", preset="fast", checkpoint=align_ckpt, device=args.device)
+        bs = {"batch_size": args.align_batch_size} if args.align_batch_size else {}
+        sides["alignscore"] = S.get("alignscore", checkpoint=align_ckpt, device=args.device, **bs)
+        sides["alignscore/fast"] = S.get("alignscore", preset="fast", checkpoint=align_ckpt, device=args.device, **bs)
         sys.path.insert(0, str(HERE / "peers"))
         from alignscore_loop import ReferenceLoop
 
@@ -302,7 +305,8 @@ def main(argv=None):
 
     res = {"what": "tfc vs peer implementations, same checkpoint, same machine, interleaved rounds",
            "n": len(g), "seed": args.seed, "datasets": df["dataset"].value_counts(sort=False).to_dict(),
-           "rounds": args.rounds, "device": args.device, "torch_threads": args.threads, "split_seconds": round(split_s, 2),
+           "rounds": args.rounds, "device": args.device, "align_batch_size": args.align_batch_size,
+           "torch_threads": args.threads, "split_seconds": round(split_s, 2),
            "machine": machine(), "loadavg_start": [round(x, 2) for x in load_start],
            "loadavg_end": [round(x, 2) for x in load_end],
            "checkpoint_identities": {c: models.identity(c) for c in

@@ -207,14 +207,16 @@ class AlignScoreModel:
                 batch = self.tokenizer.pad({k: [v[j] for j in idx] for k, v in enc.items()}, return_tensors="pt")
                 batch = {k: v.to(self.device) for k, v in batch.items() if k in keep}
                 res = self.model(**batch)
-                chunks["3way"].append(torch.softmax(res["3way"].float(), -1).cpu().numpy())
+                # kept on the device and copied back once at the end: on a GPU a copy per batch is a
+                # synchronisation per batch (no effect on a CPU)
+                chunks["3way"].append(torch.softmax(res["3way"].float(), -1))
                 if "bin" in res:
-                    chunks["bin"].append(torch.softmax(res["bin"].float(), -1).cpu().numpy())
+                    chunks["bin"].append(torch.softmax(res["bin"].float(), -1))
                 if "reg" in res:
-                    chunks["reg"].append(res["reg"].float().cpu().numpy())
+                    chunks["reg"].append(res["reg"].float())
         inv = np.empty(n, dtype=int)
         inv[np.asarray(order)] = np.arange(n)
-        return {**{h: np.concatenate(v)[inv] for h, v in chunks.items() if v}, "truncated": truncated}
+        return {**{h: torch.cat(v).cpu().numpy()[inv] for h, v in chunks.items() if v}, "truncated": truncated}
 
     def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32,
                     progress: bool = False) -> np.ndarray:
