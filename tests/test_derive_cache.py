@@ -143,6 +143,11 @@ def test_derive_true_variant_writes_once_and_skips_partial_splits(tmp_path, monk
     assert got["score"].tolist() == [0.75, 0.9, 1.0, 0.5] and got["aux_n_valid"].tolist() == [2, 0, 1, 1]
     assert not cache.ScoreCache("q2.true.1111111111", "toy", "test", root=tmp_path).exists()   # not cached: skipped
     assert R.derive_true_variant("toy", root=tmp_path) == []                                     # written once
+    # another run (overrides): both scorers get them, and the target is that run's variant
+    seen = []
+    monkeypatch.setattr(R, "scorer_for", lambda name, **kw: seen.append(kw) or stubs[bool(kw)])
+    assert R.derive_true_variant("toy", root=tmp_path, qa_checkpoint="tfc/other") == []          # target exists
+    assert seen == [{"qa_checkpoint": "tfc/other"}, {"qa_checkpoint": "tfc/other", **R.TRUE_VARIANT}]
 
 
 def test_stage_throughput_survives_a_stage_that_rounds_to_zero():

@@ -796,3 +796,34 @@ def test_qa_round_trip_text_reads_the_record(monkeypatch):
     assert "held-out F1 90.00 (on the device 90.00)" in text and "cross-text F1 72.03 (on the device 72.00)" in text
     assert "XQuAD-English F1 39.28 (on the device 39.00)" in text
     assert T.qa_round_trip_text("tfc/old") == "tfc/old records no re-reading after its weights came back."
+
+
+def test_q2_wins_text_counts_sets_with_the_interval_above_zero():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    tr = pd.DataFrame({"dataset": ["begin", "q2", "dialfact"], "diff_vs_f1": [2.0, 1.0, -3.0],
+                       "ci_low": [0.5, -0.2, -5.0]})
+    text = T.q2_wins_text(tr)
+    assert text.startswith("Q² + NLI beats token F1 (95% interval above 0) on 1 of the 3 dialogue sets scored (begin)")
+    assert "AUC differences begin +2.0, q2 +1.0, dialfact -3.0" in text and "2 of 3: missed." in text
+    tr.loc[1, "ci_low"] = 0.1
+    assert "on 2 of the 3" in T.q2_wins_text(tr) and T.q2_wins_text(tr).endswith("met.")
+    text = T.q2_wins_text(tr.iloc[:1])
+    assert text.endswith("Not scored in full: q2, dialfact.")
+    assert T.q2_wins_text(pd.DataFrame()).startswith("Q² + NLI beats token F1 (95% interval above 0) on 0 of the 0")
+
+
+def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    t2 = pd.DataFrame({"variant": ["base", "new"], "qags_cnndm_pearson": [40.0, float("nan")],
+                       "qags_xsum_pearson": [12.0, 17.0]})
+    text = T.reader_pearson_text(t2, "new", "base")
+    # the paper's QAGS row of Table 1: 17.49 on XSum (../shared/reference)
+    assert text == ("With new, QAGS's Pearson r × 100: qags_cnndm: not fully scored; "
+                    "qags_xsum 17.0 (default reader 12.0; paper 17.5, Δ -0.5).")
+    assert T.reader_pearson_text(t2, "other", "base") == "other has no QAGS row."

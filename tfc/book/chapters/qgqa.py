@@ -387,6 +387,26 @@ def stage_table(runs: pd.DataFrame, scorer: str) -> pd.DataFrame:
     return out.round(2)
 
 
+def reader_pearson_text(t2: pd.DataFrame, reader: str, default: str) -> str:
+    """One sentence from the QAGS Table 2 analogue (:func:`qags_variant_table`, variant = checkpoint): QAGS's
+    Pearson r × 100 with ``reader`` on each QAGS set, beside the ``default`` reader's and the paper's QAGS row of
+    Table 1 (with Δ to the paper)."""
+    paper = reference.load("QAGS-T1")
+    paper = paper[paper["column"] == "qags"].set_index("row")["value"]
+    t = t2.set_index("variant")
+    if reader not in t.index or default not in t.index:
+        return f"{reader} has no QAGS row."
+    parts = []
+    for ds in QAGS_SETS:
+        r, d = t.loc[reader, f"{ds}_pearson"], t.loc[default, f"{ds}_pearson"]
+        if pd.isna(r):
+            parts.append(f"{ds}: not fully scored")
+            continue
+        p = paper.get(ds, np.nan)
+        parts.append(f"{ds} {r:.1f} (default reader {d:.1f}; paper {p:.1f}, Δ {r - p:+.1f})")
+    return f"With {reader}, QAGS's Pearson r × 100: " + "; ".join(parts) + "."
+
+
 def reader_dev_f1(checkpoints) -> dict:
     """XQuAD-English F1 × 100 of each in-house QA checkpoint with a training record that has it (the quality
     axis of the QAGS Table 2 analogue); checkpoints without one are left out."""
@@ -448,6 +468,22 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
         means = pd.Series(scores).groupby(split.to_numpy(), sort=False).mean()
         rows += [{"row": sp, "column": column, "value": v, "signature": sig} for sp, v in means.items()]
     return pd.DataFrame(rows)
+
+
+def q2_wins_text(tr: pd.DataFrame) -> str:
+    """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (0-filled) beats token F1 with
+    the bootstrap interval above 0, out of how many scored, against the issue's target of 2 of 3; the sets not
+    (fully) scored are named."""
+    dial = tr[tr["dataset"].isin(DIALOGUE)] if len(tr) else tr
+    wins = dial[(dial["diff_vs_f1"] > 0) & (dial["ci_low"] > 0)]["dataset"].tolist() if len(dial) else []
+    diffs = ", ".join(f"{r.dataset} {r.diff_vs_f1:+.1f}" for r in dial.itertuples()) if len(dial) else ""
+    not_scored = [d for d in DIALOGUE if d not in set(dial["dataset"] if len(dial) else [])]
+    text = (f"Q² + NLI beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
+            + (f" ({', '.join(wins)})" if wins else "") + (f"; AUC differences {diffs}" if diffs else "")
+            + f". The issue's target is 2 of {len(DIALOGUE)}: " + ("met" if len(wins) >= 2 else "missed") + ".")
+    if not_scored:
+        text += f" Not scored in full: {', '.join(not_scored)}."
+    return text
 
 
 def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None) -> pd.DataFrame:
