@@ -256,7 +256,7 @@ def gpu_peer_text(res: dict | None = None) -> str:
     same = (a.get("agreement_same_units") or {})
     text = (f"On one {gpu}, {a['pairs']} pairs stratified over TRUE's nine sets took tfc's `alignscore` "
             f"{a['tfc_seconds']:.2f} s at fp32 against the per-example loop's {a['peer_seconds']:.2f} s (median of "
-            f"{res['rounds']} interleaved rounds, {res['torch_threads']} CPU thread): **{a['ratio']:.2f}×**")
+            f"{res['rounds']} interleaved rounds, {res['torch_threads']} CPU thread): {a['ratio']:.2f}×")
     if f is not None:
         text += f"; with the fast preset (bf16 weights) {f['tfc_seconds']:.2f} s, {f['ratio']:.2f}×"
     runs = gpu_peer_runs() if recorded else pd.DataFrame()
