@@ -827,3 +827,17 @@ def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
     assert text == ("With new, QAGS's Pearson r × 100: qags_cnndm: not fully scored; "
                     "qags_xsum 17.0 (default reader 12.0; paper 17.5, Δ -0.5).")
     assert T.reader_pearson_text(t2, "other", "base") == "other has no QAGS row."
+
+
+def test_nine_set_text_names_only_complete_signatures(monkeypatch):
+    from types import SimpleNamespace
+
+    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import true as inventory
+
+    monkeypatch.setattr(inventory, "complete_signatures", lambda: ["q2.b"])
+    a, b = SimpleNamespace(signature="q2.a"), SimpleNamespace(signature="q2.b")
+    assert T.nine_set_text({"first": a, "second": b}) == (
+        "Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
+        "second (`q2.b`).")
+    assert T.nine_set_text({"first": a}).startswith("No Q² run covers all nine TRUE sets yet")

@@ -152,6 +152,7 @@ KEYS: dict[str, str] = {
     "qags_qa_round_trip": "tfc/qa-minilm-v3's dev F1 on the device and re-read on the CPU after the fp16 round trip",
     "q2_gpu_beats_f1": "Q² with the GPU reader (tfc/qa-minilm-v3, v8 int8 NLI): dialogue sets where it beats token F1, the 2-of-3 target",
     "q2_stage_gpu_table": "Q² second run (GPU reader): responses/s per pipeline stage per set",
+    "q2_nine_sets": "which Q² runs cover all nine TRUE sets (and so join the TRUE AUC chapter's table)",
     "q2_gpu_table": "Q² with the GPU reader on TRUE's dialogue sets: AUC, token F1, bootstrap of the difference",
     "qags_t2_reader_text": "QAGS Pearson with the GPU reader (tfc/qa-minilm-v3) beside the default reader's and the paper's Table 1 QAGS row",
     "qags_qa_gpu": "the GPU QA run (tfc/qa-minilm-v3) against the first: steps, passes, cross-text and XQuAD F1, the target",

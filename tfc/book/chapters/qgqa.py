@@ -486,6 +486,20 @@ def q2_wins_text(tr: pd.DataFrame) -> str:
     return text
 
 
+def nine_set_text(scorers: dict) -> str:
+    """Which of ``scorers`` (``{label: scorer}``) have a cache covering every row of the nine TRUE sets with text,
+    and so appear in the TRUE AUC chapter's table of every committed signature
+    (:func:`tfc.book.chapters.true.complete_signatures`)."""
+    from tfc.book.chapters.true import complete_signatures
+
+    done = set(complete_signatures())
+    have = [f"{lab} (`{sc.signature}`)" for lab, sc in scorers.items() if sc.signature in done]
+    if not have:
+        return "No Q² run covers all nine TRUE sets yet, so Q² is not in the TRUE AUC chapter's nine-set table."
+    return ("Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
+            + ", ".join(have) + ".")
+
+
 def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None) -> pd.DataFrame:
     """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
     0-filled), of Q² without NLI (0-filled) and of token F1 on the same rows, and the paired bootstrap of
