@@ -829,15 +829,13 @@ def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
     assert T.reader_pearson_text(t2, "other", "base") == "other has no QAGS row."
 
 
-def test_nine_set_text_names_only_complete_signatures(monkeypatch):
+def test_nine_set_text_names_only_complete_signatures():
     from types import SimpleNamespace
 
     from tfc.book.chapters import qgqa as T
-    from tfc.book.chapters import true as inventory
 
-    monkeypatch.setattr(inventory, "complete_signatures", lambda: ["q2.b"])
     a, b = SimpleNamespace(signature="q2.a"), SimpleNamespace(signature="q2.b")
-    assert T.nine_set_text({"first": a, "second": b}) == (
+    assert T.nine_set_text({"first": a, "second": b}, ["q2.b", "other"]) == (
         "Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
         "second (`q2.b`).")
-    assert T.nine_set_text({"first": a}).startswith("No Q² run covers all nine TRUE sets yet")
+    assert T.nine_set_text({"first": a}, ["q2.b"]).startswith("No Q² run covers all nine TRUE sets yet")

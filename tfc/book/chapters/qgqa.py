@@ -486,13 +486,12 @@ def q2_wins_text(tr: pd.DataFrame) -> str:
     return text
 
 
-def nine_set_text(scorers: dict) -> str:
-    """Which of ``scorers`` (``{label: scorer}``) have a cache covering every row of the nine TRUE sets with text,
-    and so appear in the TRUE AUC chapter's table of every committed signature
-    (:func:`tfc.book.chapters.true.complete_signatures`)."""
-    from tfc.book.chapters.true import complete_signatures
-
-    done = set(complete_signatures())
+def nine_set_text(scorers: dict, complete) -> str:
+    """Which of ``scorers`` (``{label: scorer}``) have a cache covering every row of the nine TRUE sets with text
+    (``complete``: those signatures, from :func:`tfc.book.chapters.true.complete_signatures`; passed in because
+    one chapter module does not import another), and so appear in the TRUE AUC chapter's table of every
+    committed signature."""
+    done = set(complete)
     have = [f"{lab} (`{sc.signature}`)" for lab, sc in scorers.items() if sc.signature in done]
     if not have:
         return "No Q² run covers all nine TRUE sets yet, so Q² is not in the TRUE AUC chapter's nine-set table."
