@@ -470,12 +470,21 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def q2_wins(tr: pd.DataFrame) -> list[str]:
+    """The dialogue sets of a :func:`q2_true_auc` frame where Q² + NLI (0-filled) beats token F1 with the
+    bootstrap interval above 0."""
+    if not len(tr):
+        return []
+    dial = tr[tr["dataset"].isin(DIALOGUE)]
+    return dial[(dial["diff_vs_f1"] > 0) & (dial["ci_low"] > 0)]["dataset"].tolist()
+
+
 def q2_wins_text(tr: pd.DataFrame) -> str:
     """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (0-filled) beats token F1 with
     the bootstrap interval above 0, out of how many scored, against the issue's target of 2 of 3; the sets not
     (fully) scored are named."""
     dial = tr[tr["dataset"].isin(DIALOGUE)] if len(tr) else tr
-    wins = dial[(dial["diff_vs_f1"] > 0) & (dial["ci_low"] > 0)]["dataset"].tolist() if len(dial) else []
+    wins = q2_wins(tr)
     diffs = ", ".join(f"{r.dataset} {r.diff_vs_f1:+.1f}" for r in dial.itertuples()) if len(dial) else ""
     not_scored = [d for d in DIALOGUE if d not in set(dial["dataset"] if len(dial) else [])]
     text = (f"Q² + NLI beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
