@@ -302,7 +302,7 @@ def test_bleu_effective_order_field_keeps_old_signatures():
     from tfc.scorers import get
 
     assert get("bleu4").signature == get("bleu4", effective_order=True).signature
-    assert get("bleu4").signature != get("bleu4", effective_order=False).signature
+    assert get("bleu4", smooth_method="none").signature != get("bleu4", smooth_method="none", effective_order=False).signature
     assert get("rougeL").signature != get("rougeL", tokenizer="whitespace-cased").signature
     r = get("rougeL", tokenizer="whitespace-cased").score(["The cat sat."], ["the cat sat."], progress=False)
     assert r[0] == pytest.approx(2 / 3)   # "The" and "the" differ when case is kept
@@ -319,3 +319,43 @@ def test_length_batches_hand_checked():
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="batch_size"):
             length_batches([1, 2], bad)
+
+
+def test_bleu4_as_published_is_nltks_sentence_bleu_with_its_zero_floor():
+    """NLTK's unsmoothed BLEU floors a zero n-gram precision at the smallest float, so a pair with no
+    shared 4-gram keeps a tiny score ranked by its lower orders; sacrebleu's "none" ties it at exactly 0."""
+    import math
+    import sys
+
+    from nltk.translate.bleu_score import sentence_bleu
+
+    from tfc.scorers import get
+
+    b = get("bleu4")
+    g = ["the cat sat on the mat"] * 3
+    h = ["the cat sat down", "the cat ran away", "dogs bark loudly today"]
+    s = b.score(g, h, progress=False)
+    # "the cat sat down": p1 3/4, p2 2/3, p3 1/2, p4 0 -> floored; brevity penalty exp(1 - 6/4)
+    assert s[0] == pytest.approx(math.exp(-0.5) * (0.75 * (2 / 3) * 0.5 * sys.float_info.min) ** 0.25, rel=1e-9)
+    assert s[0] > s[1] > 0.0          # fewer lower-order matches rank lower, still above 0
+    assert s[2] == 0.0                 # no shared word: exactly 0
+    assert s[0] == pytest.approx(sentence_bleu([g[0].split()], h[0].split()), rel=1e-12)
+    none = get("bleu4", smooth_method="none").score(g, h, progress=False)
+    assert (none == 0.0).all()         # sacrebleu's unsmoothed BLEU ties all three
+    assert b.score(["the cat sat on the mat"], ["the cat sat on the mat"], progress=False)[0] == pytest.approx(1.0)
+    # tokens are sacrebleu's 13a: "mat." matches "mat ."
+    assert b.score(["The cat sat on the mat."], ["The cat sat on the mat."], progress=False)[0] == pytest.approx(1.0)
+    assert b.signature != get("bleu4", smooth_method="none").signature
+    parts = __import__("tfc.scorers.lexical", fromlist=["bleu_parts"]).bleu_parts(g, h)
+    assert parts["bleu"].to_numpy() == pytest.approx(s, rel=1e-12) and parts.loc[0, "p4"] == 0.0
+
+
+def test_bleu4_config_errors():
+    from tfc.scorers import get
+
+    with pytest.raises(ValueError, match="smooth_method"):
+        get("bleu4", smooth_method="nltk-method7")
+    with pytest.raises(ValueError, match="effective_order"):
+        get("bleu4", effective_order=False)
+    with pytest.raises(ValueError, match="max_ngram_order"):
+        get("bleu4", max_ngram_order=0)

@@ -14,15 +14,22 @@ Tokenisation (and why):
   ``tokenizer="whitespace"`` (lower-cased white-space split, punctuation kept attached) and
   ``tokenizer="whitespace-cased"`` (plain ``str.split``, case kept) are alternatives examined in the
   TRUE and data chapters, never the preset.
-* ``bleu4`` -- ``sacrebleu``'s sentence-level BLEU with its default ``13a`` tokenisation,
-  case-sensitive, divided by 100 to lie in [0, 1]. TRUE names no implementation and cites only
-  Papineni et al. (2002), whose BLEU has no smoothing; the as-published preset therefore uses
-  ``smooth_method="none"`` (the cited definition, also NLTK's default). Honest history: this choice
-  was first made because it lay closer to TRUE Table 9 than sacrebleu's default ``exp``; the
-  argument from the cited definition is the one that stands, and the TRUE chapter shows both, plus
-  the exact call of T5's ``t5.evaluation.metrics.bleu`` (``intl`` tokens, ``exp`` smoothing, no
-  effective order), as an analysis. ``effective_order`` (sacrebleu's switch for sentence-level BLEU,
-  on by default) was added later as a field (``ADDED``), so older signatures are unchanged.
+* ``bleu4`` -- sentence-level BLEU-4 with ``sacrebleu``'s default ``13a`` tokenisation, case-sensitive,
+  in [0, 1]. TRUE names no implementation and cites only Papineni et al. (2002), whose BLEU has no
+  smoothing. The as-published preset is ``smooth_method="nltk"``: NLTK's ``sentence_bleu`` at its
+  defaults (no smoothing function) on the 13a tokens. NLTK's "no smoothing" is not an exact zero: it
+  floors every n-gram precision that has no match at the smallest positive float
+  (``SmoothingFunction.method0``), so a pair without a shared 4-gram gets a tiny score that still
+  ranks it by its lower-order matches and brevity penalty; only a pair without a shared word scores 0.
+  For a ranking metric this matters: sacrebleu's ``smooth_method="none"`` gives all such pairs exactly
+  0, and on the dialogue sets most pairs tie there. Honest history: the preset was sacrebleu's
+  ``"none"`` until session 15 (chosen for the cited definition, documented then as "also NLTK's
+  default", which it is not); NLTK's floor was adopted after comparing tie treatments against TRUE
+  Table 9, where it alone brings BEGIN and DialFact within a point (the TRUE scorers chapter shows
+  every configuration beside it). The tokenisation was not changed. ``"none"``, ``"exp"`` (sacrebleu's
+  default) and T5's call (``intl`` tokens, ``exp``, no effective order) stay available as analyses;
+  ``effective_order`` (sacrebleu's switch for sentence-level BLEU) was added later as a field
+  (``ADDED``), so older signatures are unchanged.
 
 ``component`` picks precision, recall or F-measure for F1/ROUGE (``fmeasure`` by default, which is
 what "F1"/"ROUGE-L" means without qualification).
@@ -139,15 +146,30 @@ class BleuConfig(ScorerConfig):
     ADDED = {"effective_order": True}
 
     tokenize: str = "13a"
-    smooth_method: str = "none"   # Papineni's unsmoothed BLEU (the definition TRUE cites); sacrebleu's default is "exp"
+    # "nltk": NLTK's unsmoothed sentence_bleu (zero precisions floored at the smallest float, see the module
+    # docstring); "none" / "floor" / "add-k" / "exp": sacrebleu's own methods ("exp" is sacrebleu's default)
+    smooth_method: str = "nltk"
     lowercase: bool = False
     max_ngram_order: int = 4
     reference: str = "grounding"
     effective_order: bool = True  # sacrebleu's sentence-level default; T5's bleu passes False
 
+    def __post_init__(self):
+        if self.smooth_method not in _SMOOTH:
+            raise ValueError(f"smooth_method must be one of {_SMOOTH}, not {self.smooth_method!r}")
+        if self.smooth_method == "nltk" and not self.effective_order:
+            raise ValueError("effective_order is sacrebleu's switch; NLTK's sentence_bleu has no such option "
+                             "(use a sacrebleu smooth_method to turn it off)")
+        if self.max_ngram_order < 1:
+            raise ValueError(f"max_ngram_order must be >= 1, not {self.max_ngram_order}")
+
+
+_SMOOTH = ("nltk", "none", "floor", "add-k", "exp")
+
 
 class Bleu(Scorer):
-    """Sentence BLEU (sacrebleu) of the generated text against the grounding as its one reference."""
+    """Sentence BLEU of the generated text against the grounding as its one reference: NLTK's
+    ``sentence_bleu`` on sacrebleu's tokens (``smooth_method="nltk"``), or sacrebleu's own."""
 
     name = "bleu4"
     config_cls = BleuConfig
@@ -157,13 +179,30 @@ class Bleu(Scorer):
         from sacrebleu.metrics import BLEU
 
         c = self.config
-        self._bleu = BLEU(tokenize=c.tokenize, smooth_method=c.smooth_method, lowercase=c.lowercase,
+        # with "nltk", sacrebleu only tokenises (and gives bleu_parts its clipped n-gram counts and brevity penalty)
+        smooth = "none" if c.smooth_method == "nltk" else c.smooth_method
+        self._bleu = BLEU(tokenize=c.tokenize, smooth_method=smooth, lowercase=c.lowercase,
                           max_ngram_order=c.max_ngram_order, effective_order=c.effective_order)
+
+    def _nltk(self, pairs):
+        import warnings
+
+        from nltk.translate.bleu_score import sentence_bleu
+
+        n = self.config.max_ngram_order
+        weights = (1.0 / n,) * n
+        tok = self._bleu._preprocess_segment
+        with warnings.catch_warnings():   # NLTK warns once per pair without an n-gram match of some order
+            warnings.simplefilter("ignore", UserWarning)
+            return np.array([float(sentence_bleu([tok(g).split()], tok(h).split(), weights=weights))
+                             for g, h in pairs])
 
     def _score(self, groundings, generations, batch_size, progress):
         import logging
 
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
+        if self.config.smooth_method == "nltk":
+            return self._nltk(it)
         log = logging.getLogger("sacrebleu")   # with effective_order off it logs a warning per sentence
         level = log.level
         if not self.config.effective_order:
@@ -196,9 +235,10 @@ def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
         res = [scorer._bleu.sentence_score(x, [y]) for y, x in zip(g, h)]
     finally:
         log.setLevel(level)
+    nltk = scorer._nltk(zip(g, h)) if scorer.config.smooth_method == "nltk" else None
     rows = []
-    for r in res:
-        row = {"bleu": r.score / 100.0, "bp": float(r.bp), "hyp_len": int(r.sys_len), "ref_len": int(r.ref_len)}
+    for i, r in enumerate(res):
+        row = {"bleu": r.score / 100.0 if nltk is None else float(nltk[i]), "bp": float(r.bp), "hyp_len": int(r.sys_len), "ref_len": int(r.ref_len)}
         row.update({f"p{i + 1}": p / 100.0 for i, p in enumerate(r.precisions)})
         rows.append(row)
     return pd.DataFrame(rows)
