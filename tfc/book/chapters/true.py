@@ -243,6 +243,28 @@ def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]
     return pd.concat(out, ignore_index=True)
 
 
+def bleu_zero_treatments(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: list, sample=None,
+                         seed: int = 0) -> tuple[pd.DataFrame, list]:
+    """For each BLEU-4 cell in ``over`` (cells further than a point from the paper): the share of pairs
+    without a shared 4-gram (the pairs whose score depends on the zero treatment) and the AUC under each
+    configuration in ``alt_cols`` (columns of ``var_wide``, labelled without their ``"bleu4 ("`` prefix).
+    Also the datasets whose published value lies within the range spanned by ours and those AUCs."""
+    from tfc import data
+    from tfc.scorers.lexical import bleu_parts
+
+    rows, between = [], []
+    for r in over[over["metric"] == "bleu4"].itertuples():
+        d = data.load(r.dataset, sample=sample, seed=seed)
+        no4 = float((bleu_parts(d["grounding"], d["generated"])["p4"] == 0).mean())
+        alts = {c.split("(", 1)[1].rstrip(")"): float(var_wide.loc[r.dataset, c]) for c in alt_cols}
+        rows.append({"dataset": r.dataset, "paper": r.paper, "ours": r.ours,
+                     "% pairs without a shared 4-gram": round(100 * no4, 1), **alts})
+        span = [r.ours, *alts.values()]
+        if min(span) <= r.paper <= max(span):
+            between.append(r.dataset)
+    return pd.DataFrame(rows), between
+
+
 def tie_causes(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: dict, sample=None, seed: int = 0) -> pd.DataFrame:
     """For each ``over`` row (``metric, dataset, paper, ours, delta``: a lexical cell off the paper), what ties
     can explain: the share of rows at the lowest score and of tied pairs, the AUC with every tie lost and
