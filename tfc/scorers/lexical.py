@@ -197,20 +197,24 @@ class Bleu(Scorer):
             return np.array([float(sentence_bleu([tok(g).split()], tok(h).split(), weights=weights))
                              for g, h in pairs])
 
-    def _score(self, groundings, generations, batch_size, progress):
+    def _sacre(self, pairs) -> list:
+        """sacrebleu's sentence results (score, brevity penalty, precisions, lengths) per (grounding, generated)."""
         import logging
 
-        it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
-        if self.config.smooth_method == "nltk":
-            return self._nltk(it)
         log = logging.getLogger("sacrebleu")   # with effective_order off it logs a warning per sentence
         level = log.level
         if not self.config.effective_order:
             log.setLevel(logging.ERROR)
         try:
-            return np.array([self._bleu.sentence_score(h, [g]).score / 100.0 for g, h in it])
+            return [self._bleu.sentence_score(h, [g]) for g, h in pairs]
         finally:
             log.setLevel(level)
+
+    def _score(self, groundings, generations, batch_size, progress):
+        it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
+        if self.config.smooth_method == "nltk":
+            return self._nltk(it)
+        return np.array([r.score / 100.0 for r in self._sacre(it)])
 
 
 def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
@@ -219,26 +223,17 @@ def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
     ``p1..pN`` (0..1) and the two lengths in tokens (``hyp_len``, ``ref_len``). The grounding is the
     reference, as in :class:`Bleu`; used to show *why* a BLEU correlation is low (e.g. a brevity
     penalty near 0 against a long reference)."""
-    import logging
-
     import pandas as pd
 
     from tfc.scorers.base import validate_inputs
 
     scorer = Bleu(**config).load()
     g, h = validate_inputs(groundings, generations)
-    log = logging.getLogger("sacrebleu")
-    level = log.level
-    if not scorer.config.effective_order:
-        log.setLevel(logging.ERROR)
-    try:
-        res = [scorer._bleu.sentence_score(x, [y]) for y, x in zip(g, h)]
-    finally:
-        log.setLevel(level)
-    nltk = scorer._nltk(zip(g, h)) if scorer.config.smooth_method == "nltk" else None
+    res = scorer._sacre(zip(g, h))
+    bleu = scorer._nltk(zip(g, h)) if scorer.config.smooth_method == "nltk" else [r.score / 100.0 for r in res]
     rows = []
-    for i, r in enumerate(res):
-        row = {"bleu": r.score / 100.0 if nltk is None else float(nltk[i]), "bp": float(r.bp), "hyp_len": int(r.sys_len), "ref_len": int(r.ref_len)}
+    for b, r in zip(bleu, res):
+        row = {"bleu": float(b), "bp": float(r.bp), "hyp_len": int(r.sys_len), "ref_len": int(r.ref_len)}
         row.update({f"p{i + 1}": p / 100.0 for i, p in enumerate(r.precisions)})
         rows.append(row)
     return pd.DataFrame(rows)
