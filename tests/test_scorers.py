@@ -321,6 +321,34 @@ def test_length_batches_hand_checked():
             length_batches([1, 2], bad)
 
 
+def test_pad_batch_equals_the_tokenizers_pad_on_both_sides(tmp_path):
+    """The hand-written padding gives exactly tok.pad's tensors (ids, mask, token types), right and left."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from tfc.scorers.base import pad_batch
+
+    tok = AutoTokenizer.from_pretrained(str(make_tiny_classifier(tmp_path / "tiny", seed=1)))
+    enc = tok(["the cat sat on the mat", "a dog", "", "one two three"], ["it sat", "b", "c d e f g", "x"])
+    enc = {k: list(v) for k, v in enc.items()}
+    assert "token_type_ids" in enc and len({len(x) for x in enc["input_ids"]}) > 1
+    for side in ("right", "left"):
+        tok.padding_side = side
+        for rows in ([0, 1, 2, 3], [3, 1], [2]):
+            want = tok.pad({k: [v[i] for i in rows] for k, v in enc.items()}, return_tensors="pt")
+            got = pad_batch(tok, enc, rows)
+            assert set(got) == set(want)
+            for k in want:
+                assert got[k].dtype == torch.int64 and torch.equal(got[k], want[k]), (side, rows, k)
+    with pytest.raises(ValueError, match="cannot pad"):
+        pad_batch(tok, {**enc, "offset_mapping": enc["input_ids"]}, [0])
+    with pytest.raises(ValueError, match="differ in length"):
+        pad_batch(tok, {**enc, "attention_mask": [[1]] * 4}, [0, 1])
+    tok.pad_token = None
+    with pytest.raises(ValueError, match="no pad token"):
+        pad_batch(tok, enc, [0, 1])
+
+
 def test_bleu4_as_published_is_nltks_sentence_bleu_with_its_zero_floor():
     """NLTK's unsmoothed BLEU floors a zero n-gram precision at the smallest float, so a pair with no
     shared 4-gram keeps a tiny score ranked by its lower orders; sacrebleu's "none" ties it at exactly 0."""

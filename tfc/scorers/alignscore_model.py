@@ -173,6 +173,8 @@ class AlignScoreModel:
         """
         import torch
 
+        from tfc.scorers.base import pad_batch
+
         a, b = list(text_a), list(text_b)
         if len(a) != len(b):
             raise ValueError(f"{len(a)} text_a but {len(b)} text_b")
@@ -204,7 +206,7 @@ class AlignScoreModel:
         with torch.no_grad():
             for idx in groups:
                 order.extend(idx.tolist())
-                batch = self.tokenizer.pad({k: [v[j] for j in idx] for k, v in enc.items()}, return_tensors="pt")
+                batch = pad_batch(self.tokenizer, enc, idx)
                 batch = {k: v.to(self.device) for k, v in batch.items() if k in keep}
                 res = self.model(**batch)
                 # kept on the device and copied back once at the end: on a GPU a copy per batch is a

@@ -226,6 +226,48 @@ def length_batches(lengths, batch_size: int, unit: int | None = None) -> list[np
     return out
 
 
+def pad_batch(tok, enc, rows, keys=None) -> dict:
+    """The rows ``rows`` of a tokenizer output ``enc`` (lists of token lists, unpadded) as padded int64
+    tensors on the CPU: the same tensors as ``tok.pad({k: [enc[k][i] for i in rows]}, return_tensors="pt")``
+    (the tokenizer's ``padding_side``, ``pad_token_id`` and ``pad_token_type_id``; tested against it).
+
+    Written by hand on purpose: ``tokenizer.pad`` converts the nested Python lists through a generic,
+    per-element path that took 1.4 s of the 2.1 s of tokenising and batching 2,000 AlignScore pairs (580k
+    tokens) on this CPU, more than an H100 needs for their forward passes. Here each key is one flat
+    ``np.fromiter`` and one masked assignment."""
+    import itertools
+
+    import torch
+
+    keys = list(enc.keys()) if keys is None else list(keys)
+    rows = [int(i) for i in rows]
+    if "input_ids" not in keys:
+        raise ValueError(f"pad_batch needs input_ids among the keys; got {keys}")
+    if tok.pad_token_id is None:
+        raise ValueError("the tokenizer has no pad token; batches of unequal lengths cannot be padded")
+    fills = {"input_ids": tok.pad_token_id, "attention_mask": 0,
+             "token_type_ids": getattr(tok, "pad_token_type_id", 0), "special_tokens_mask": 1}
+    unknown = [k for k in keys if k not in fills]
+    if unknown:
+        raise ValueError(f"pad_batch cannot pad {unknown}; it pads {sorted(fills)}")
+    lengths = np.array([len(enc["input_ids"][i]) for i in rows], dtype=np.int64)
+    width = int(lengths.max()) if len(rows) else 0
+    cols = np.arange(width)
+    if getattr(tok, "padding_side", "right") == "left":
+        mask = cols[None, :] >= (width - lengths)[:, None]
+    else:
+        mask = cols[None, :] < lengths[:, None]
+    out = {}
+    for k in keys:
+        seqs = [enc[k][i] for i in rows]
+        if [len(x) for x in seqs] != lengths.tolist():
+            raise ValueError(f"pad_batch: {k} and input_ids differ in length on some row")
+        arr = np.full((len(rows), width), fills[k], dtype=np.int64)
+        arr[mask] = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int64, count=int(lengths.sum()))
+        out[k] = torch.from_numpy(arr)
+    return out
+
+
 def progress_bar(iterable, total=None, desc=None, enabled=True):
     from tqdm.auto import tqdm
 

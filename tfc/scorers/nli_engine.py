@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import length_batches, progress_bar
+from tfc.scorers.base import length_batches, pad_batch, progress_bar
 
 
 class NLIEngine:
@@ -77,7 +77,7 @@ class NLIEngine:
         batches = [b.tolist() for b in length_batches([len(x) for x in ids], batch_size)]   # longest first
         with torch.inference_mode(), models.torch_threads():    # TFC_THREADS, when set
             for b in progress_bar(batches, desc="nli", enabled=progress):
-                feats = self.tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
+                feats = pad_batch(self.tok, enc, b, keys)
                 feats = {k: v.to(self.device) for k, v in feats.items()}
                 assert "attention_mask" in feats
                 logits = self.model(**feats).logits.float()

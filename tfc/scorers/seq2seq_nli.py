@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 
 from tfc import models
-from tfc.scorers.base import progress_bar
+from tfc.scorers.base import pad_batch, progress_bar
 from tfc.scorers.nli_engine import NLIEngine
 
 TRUE_TEMPLATE = "premise: {premise} hypothesis: {hypothesis}"
@@ -112,8 +112,7 @@ class Seq2SeqNLIEngine(NLIEngine):
         batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
         with torch.inference_mode(), models.torch_threads():
             for b in progress_bar(batches, desc="nli-seq2seq", enabled=progress):
-                feats = self.tok.pad({"input_ids": [ids[i] for i in b], "attention_mask": [mask[i] for i in b]},
-                                     return_tensors="pt")
+                feats = pad_batch(self.tok, {"input_ids": ids, "attention_mask": mask}, b)
                 feats = {k: v.to(self.device) for k, v in feats.items()}
                 dec = torch.full((len(b), 1), self.start_id, dtype=torch.long, device=self.device)
                 logits = self.model(**feats, decoder_input_ids=dec).logits[:, 0, :].float()
