@@ -340,6 +340,9 @@ def test_pad_batch_equals_the_tokenizers_pad_on_both_sides(tmp_path):
             assert set(got) == set(want)
             for k in want:
                 assert got[k].dtype == torch.int64 and torch.equal(got[k], want[k]), (side, rows, k)
+    on_cpu = pad_batch(tok, enc, [0, 1], device="cpu")
+    assert all(v.device.type == "cpu" for v in on_cpu.values())
+    assert torch.equal(on_cpu["input_ids"], pad_batch(tok, enc, [0, 1])["input_ids"])
     with pytest.raises(ValueError, match="cannot pad"):
         pad_batch(tok, {**enc, "offset_mapping": enc["input_ids"]}, [0])
     with pytest.raises(ValueError, match="differ in length"):

@@ -203,11 +203,10 @@ class AlignScoreModel:
 
             groups = tqdm(groups, desc="alignscore pairs", unit="batch", mininterval=5)
         order = []
-        with torch.no_grad():
+        with torch.inference_mode():
             for idx in groups:
                 order.extend(idx.tolist())
-                batch = pad_batch(self.tokenizer, enc, idx)
-                batch = {k: v.to(self.device) for k, v in batch.items() if k in keep}
+                batch = pad_batch(self.tokenizer, enc, idx, device=self.device)
                 res = self.model(**batch)
                 # kept on the device and copied back once at the end: on a GPU a copy per batch is a
                 # synchronisation per batch (no effect on a CPU)

@@ -71,12 +71,16 @@ def _nlp():
 _ABBREV = r"(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|U\.S|U\.K|No|Inc|Ltd|Co|Corp|Gen|Gov|Rep|Sen|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)"
 
 
+_BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_NOT_AN_END = re.compile(r"\b(?:" + _ABBREV + r"|[A-Z])\.$")   # an abbreviation or an initial
+
+
 def _rule_split(text: str) -> list[str]:
     # Hand-written on purpose: this is the dependency-free fallback when spaCy is absent.
     parts, start = [], 0
-    for m in re.finditer(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])", text):
+    for m in _BOUNDARY.finditer(text):
         head = text[start:m.start() + 1]
-        if re.search(r"\b" + _ABBREV + r"\.$", head) or re.search(r"\b[A-Z]\.$", head):
+        if _NOT_AN_END.search(head[-8:]):   # the longest abbreviation, its period and the character before
             continue  # an abbreviation or an initial, not a sentence end
         parts.append(text[start:m.end()].strip())
         start = m.end()
