@@ -140,6 +140,7 @@ def main(argv=None):
 
     import tfc.scorers as S
     from tfc import config, models
+    from tfc.book.chapters.performance import INPUT_PATHS
     from tfc.text.sentences import split_many
 
     venv = Path(args.peer_venv)
@@ -307,6 +308,8 @@ def main(argv=None):
            "n": len(g), "seed": args.seed, "datasets": df["dataset"].value_counts(sort=False).to_dict(),
            "rounds": args.rounds, "device": args.device, "align_batch_size": args.align_batch_size,
            "torch_threads": args.threads, "split_seconds": round(split_s, 2),
+           # the tfc side's batching and copies (tfc.book.chapters.performance.INPUT_PATHS names each change)
+           "tfc_input_path": INPUT_PATHS[-1][1],
            "machine": machine(), "loadavg_start": [round(x, 2) for x in load_start],
            "loadavg_end": [round(x, 2) for x in load_end],
            "checkpoint_identities": {c: models.identity(c) for c in
