@@ -424,3 +424,48 @@ def test_accuracy_table_defaults_to_trues_convention():
     assert a["value"].iloc[0] == pytest.approx(100.0)
     b = tables.accuracy_table({"m": f}, ["frank"], averages=(), convention="tfc")
     assert b["value"].iloc[0] == pytest.approx(100.0) and b["threshold"].iloc[0] == 1.0
+
+
+def test_gmean_accuracy_range_hand_computed():
+    """y = 1 1 0 0 1 0 over descending scores: g-mean per threshold 0.577, 0.816, 0.667, 0.471, 0.577, 0
+    with accuracies 4/6, 5/6, 4/6, 3/6, 4/6, 3/6."""
+    from tfc.meta import gmean_accuracy_range
+
+    y = [1, 1, 0, 0, 1, 0]
+    s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.1]
+    r = gmean_accuracy_range(y, s, tol=0.01)
+    assert r["gmean"] == pytest.approx((2 / 3) ** 0.5) and r["n_thresholds"] == 1
+    assert r["acc_min"] == pytest.approx(5 / 6) and r["acc_max"] == pytest.approx(5 / 6)
+    r = gmean_accuracy_range(y, s, tol=0.2)                  # 0.816 and 0.667
+    assert r["n_thresholds"] == 2 and (r["acc_min"], r["acc_max"]) == pytest.approx((4 / 6, 5 / 6))
+    r = gmean_accuracy_range(y, s, tol=0.25)                 # also both 0.577s
+    assert r["n_thresholds"] == 4 and (r["acc_min"], r["acc_max"]) == pytest.approx((4 / 6, 5 / 6))
+    for bad in (-0.1, 1.0, "x", True):
+        with pytest.raises(ValueError, match="tol"):
+            gmean_accuracy_range(y, s, tol=bad)
+    with pytest.raises(ValueError):
+        gmean_accuracy_range([1, 1], [0.2, 0.3])             # one class only
+
+
+def test_accuracy_flat_optimum_reads_the_paper_cell_and_the_range(monkeypatch):
+    """A synthetic MNBM-like frame: our accuracy at TRUE's threshold, the near-optimum range, and whether the
+    paper's Table 11 value (40.4, read to its printed precision) lies inside."""
+    import numpy as np
+    import pandas as pd
+
+    from tfc.book.chapters import true as T
+    from tfc.book import reference
+
+    monkeypatch.setattr(reference, "value", lambda table, row, col: {"mnbm": 40.4}[row])
+    y = np.array([1, 1, 0, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1])
+    frame = pd.DataFrame({"id": [f"mnbm/dev/{i}" for i in range(6)], "score": s, "label": y})
+    flat = T.accuracy_flat_optimum(frame, ["mnbm"], "f1", tol=0.2)
+    r = flat.iloc[0]
+    assert r["ours"] == 83.3 and r["Δ"] == 42.9 and r["outside tolerance"]
+    assert r["accuracy range"] == "66.7 to 83.3" and not r["paper in range"] and r["thresholds near the optimum"] == 2
+    summary = T.flat_optimum_summary(flat)
+    assert summary["n_out"] == 1 and summary["n_out_in_range"] == 0
+    assert summary["out_not_in_range"] == "mnbm (paper 40.4, range 66.7 to 83.3, one example = 16.67 points)"
+    monkeypatch.setattr(reference, "value", lambda table, row, col: 66.7)
+    assert T.accuracy_flat_optimum(frame, ["mnbm"], "f1", tol=0.2).iloc[0]["paper in range"]

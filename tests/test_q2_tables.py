@@ -172,6 +172,14 @@ def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
     assert r["q2_nli_covered"] == pytest.approx(100.0) and r["coverage"] == pytest.approx(75.0)
     # token F1: positives .1, .9 vs negatives .2, .3 -> 2 of 4 pairs
     assert r["token_f1"] == pytest.approx(50.0) and r["diff_vs_f1"] == pytest.approx(0.0)
+    # the F1 form (0-filled): positives .9, 0 vs negatives .2, .1 -> 2 of 4 pairs, the same here; bootstrapped instead
+    f = T.q2_true_auc(Sc("q2"), ["a"], n_boot=50, form="f1").iloc[0]
+    assert f["form"] == "f1" and f["q2_f1"] == pytest.approx(50.0) and f["diff_vs_f1"] == pytest.approx(0.0)
+    frames[("q2", "a")]["aux_f1_only"] = [0.9, np.nan, 0.95, 0.1]     # now one negative outranks a positive F1 form
+    f = T.q2_true_auc(Sc("q2"), ["a"], n_boot=50, form="f1").iloc[0]
+    assert f["q2_f1"] == pytest.approx(25.0) and f["diff_vs_f1"] == pytest.approx(-25.0) and r["form"] == "nli"
+    with pytest.raises(ValueError, match="form"):
+        T.q2_true_auc(Sc("q2"), ["a"], form="em")
 
 
 def test_stage_table_leaves_out_stages_that_took_no_time():
@@ -180,3 +188,22 @@ def test_stage_table_leaves_out_stages_that_took_no_time():
     runs = pd.DataFrame([{"scorer": "q2", "dataset": "a", "computed_rows": 10, "wall_seconds": 5.0,
                           "stage_seconds": {"qg": 1.0, "no_questions": 0.0001}}])
     assert list(stage_table(runs, "q2").columns) == ["responses", "qg", "pipeline"]
+
+
+def test_nli_sweep_table_and_text():
+    from tfc.book.chapters import qgqa as T
+
+    rec = {"rows": {"begin_test": 1500, "loo_anli": 600}, "margin": 0.5, "current": "v8",
+           "auc": {"v8": {"begin_test": 77.0, "loo_anli": 97.0, "mean": 87.0},
+                   T.F1_FORM: {"begin_test": 81.0, "loo_anli": 99.4, "mean": 90.2}}, "chosen": T.F1_FORM}
+    t = T.nli_sweep_table(rec)
+    assert t["NLI step"].tolist() == ["v8", T.F1_FORM] and t["chosen"].tolist() == [False, True]
+    assert t["current"].tolist() == [True, False] and t.loc[1, "mean"] == 90.2
+    text = T.nli_sweep_text(rec)
+    assert text.startswith("On 1,500 begin_test, 600 loo_anli dev rows, the current step (v8) has mean AUC 87.0")
+    assert text.endswith("3.2 points better (margin 0.5), so it is chosen.")
+    rec["chosen"] = "v8"
+    assert T.nli_sweep_text(rec).endswith("not more than 0.5 points better, so the current step stays.")
+    rec["auc"]["v8"]["mean"] = 95.0
+    assert T.nli_sweep_text(rec).endswith("has mean AUC 95.0, the best of the candidates, so it stays.")
+    assert T.nli_sweep_table(None).empty and T.nli_sweep_text(None).startswith("No dev sweep")

@@ -813,6 +813,7 @@ def test_q2_wins_text_counts_sets_with_the_interval_above_zero():
     text = T.q2_wins_text(tr.iloc[:1])
     assert text.endswith("Not scored in full: q2, dialfact.")
     assert T.q2_wins_text(pd.DataFrame()).startswith("Q² + NLI beats token F1 (95% interval above 0) on 0 of the 0")
+    assert T.q2_wins_text(tr.assign(form="f1")).startswith("Q²'s F1 form beats token F1")
 
 
 def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
@@ -839,3 +840,15 @@ def test_nine_set_text_names_only_complete_signatures():
         "Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
         "second (`q2.b`).")
     assert T.nine_set_text({"first": a}, ["q2.b"]).startswith("No Q² run covers all nine TRUE sets yet")
+
+
+def test_nli_step_choice_keeps_the_current_step_within_the_margin():
+    from tfc.runs.qgqa import choose_step
+
+    auc = {"cur": {"mean": 80.0}, "a": {"mean": 80.5}, "b": {"mean": 79.0}}
+    assert choose_step(auc, "cur", 0.5) == "cur"                 # a gain of exactly the margin is not enough
+    auc["a"]["mean"] = 80.51
+    assert choose_step(auc, "cur", 0.5) == "a"
+    assert choose_step({"cur": {"mean": 90.0}, "a": {"mean": 60.0}}, "cur", 0.5) == "cur"
+    with pytest.raises(KeyError, match="current step"):
+        choose_step({"a": {"mean": 1.0}}, "cur", 0.5)

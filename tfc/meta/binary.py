@@ -135,6 +135,26 @@ def tune_threshold(labels, scores, convention: str = "tfc") -> float:
     return float(thr[int(np.argmax(g))])  # argmax = first = largest threshold among ties
 
 
+def gmean_accuracy_range(labels, scores, tol: float = 0.01) -> dict:
+    """How well the g-mean optimum pins down an accuracy: over every candidate threshold (distinct scores,
+    "consistent iff score >= t") whose sqrt(TPR * (1 - FPR)) is within ``tol`` of the maximum, the lowest and
+    highest accuracy. Where the optimum is flat (many thresholds nearly tie) and the classes are unbalanced,
+    accuracy at "the" tuned threshold is ill-determined: a small change in the scores (a tokenizer, a tie
+    rule) moves the argmax along the flat stretch and the accuracy with it.
+
+    Returns ``{"gmean": max, "acc_min", "acc_max", "n_thresholds": candidates within tol}`` (accuracies as
+    fractions)."""
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 0.0 <= tol < 1.0):
+        raise ValueError(f"tol must be a number in [0, 1); got {tol!r}")
+    y, s = labels_scores(labels, scores, what="threshold tuning")
+    _, g, tpr, fpr = _gmean_curve(y, s)
+    pos = float(y.sum())
+    acc = (tpr * pos + (1.0 - fpr) * (y.size - pos)) / y.size
+    near = g >= g.max() - tol - 1e-12
+    return {"gmean": float(g.max()), "acc_min": float(acc[near].min()), "acc_max": float(acc[near].max()),
+            "n_thresholds": int(near.sum())}
+
+
 def predict(scores, threshold: float, convention: str = "tfc") -> np.ndarray:
     """1 (consistent) where ``score >= threshold`` (``"tfc"``) or ``score > threshold`` (``"true"``:
     TRUE marks ``score <= threshold`` ungrounded), else 0."""

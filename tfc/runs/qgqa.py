@@ -256,3 +256,78 @@ def run_plan(plan=None, threads: int | None = 1, deadline: str | None = None, lo
                                                  "auc_covered", "auc_zero_fill")}))
         out.append(rec)
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Q²'s NLI step, chosen on training-side dev data (never TRUE)
+
+# candidates for the NLI step of the dialogue variant: the current one first (it stays unless another gains
+# more than tfc.runs.aggregation.MARGIN in mean dev AUC); None = no NLI step (Q²'s F1 form, the aux_f1_only column)
+NLI_CANDIDATES = (NLI_RELEASE, "tfc/sent-minilm-v2", "tfc/sent-minilm-v9", None)
+NLI_SWEEP_ROWS = {"begin_test": 1500, "loo_anli": 600}
+
+
+def nli_sweep_path():
+    from tfc import config
+
+    return config.model_records_dir() / QA_GPU[4:] / "q2_nli_dev.json"
+
+
+def nli_step_sweep(candidates=NLI_CANDIDATES, rows: dict | None = None, seed: int = 0, write: bool = True,
+                   log=print) -> dict:
+    """Q² (:data:`VARIANT_Q2`'s reader) on the aggregation sweep's dev frames (:func:`tfc.runs.aggregation.dev_frames`:
+    BEGIN v1 test through the leakage filter, leave-one-sentence-out ANLI passages), once per NLI checkpoint;
+    ROC AUC x100 of each and of the F1 form (``None``; the same questions without the NLI step, read from
+    ``aux_f1_only``, no question = 0 as the ``zero`` policy scores it). The rule is fixed before the run: the
+    best mean AUC replaces the current step (the first candidate) only by a gain above
+    :data:`tfc.runs.aggregation.MARGIN`. Writes the record (:func:`nli_sweep_path`) unless ``write=False``."""
+    import time
+
+    from tfc.meta import roc_auc
+    from tfc.runs import aggregation as A
+
+    rows = dict(NLI_SWEEP_ROWS if rows is None else rows)
+    frames = {"begin_test": A.begin_dev(rows["begin_test"], seed), "loo_anli": A.loo_dev(rows["loo_anli"], seed)}
+    auc: dict = {}
+    sigs: dict = {}
+    for ck in [c for c in candidates if c is not None]:
+        scorer = scorer_for("q2", **{**VARIANT_Q2, "nli_checkpoint": ck})
+        sigs[ck] = scorer.signature
+        for name, df in frames.items():
+            t = time.perf_counter()
+            s = scorer.score(df["grounding"].tolist(), df["generated"].tolist(), progress=False)
+            f1 = np.nan_to_num(scorer.last_aux()["aux_f1_only"], nan=0.0)
+            y = df["label"].astype(int).to_numpy()
+            auc.setdefault(ck, {})[name] = round(100 * roc_auc(y, s), 2)
+            if None in candidates:
+                auc.setdefault("F1 form (no NLI step)", {})[name] = round(100 * roc_auc(y, f1), 2)
+            log(f"{ck} {name}: {auc[ck][name]} (F1 form {round(100 * roc_auc(y, f1), 2)}), "
+                f"{time.perf_counter() - t:.0f} s")
+    for v in auc.values():
+        v["mean"] = round(float(np.mean([v[n] for n in frames])), 2)
+    current = candidates[0]
+    chosen = choose_step(auc, current, A.MARGIN)
+    rec = {"what": "Q² NLI step chosen on training-side dev data (never TRUE)", "reader": VARIANT_Q2["qa_checkpoint"],
+           "rows": {k: len(v) for k, v in frames.items()}, "seed": seed, "margin": A.MARGIN,
+           "current": current, "auc": auc, "signatures": sigs, "chosen": chosen,
+           "run_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if write:
+        p = nli_sweep_path()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(rec, indent=1) + "\n")
+    return rec
+
+
+def choose_step(auc: dict, current: str, margin: float) -> str:
+    """The candidate with the best mean dev AUC if it beats ``current`` by more than ``margin`` points, else
+    ``current`` (ties on the best mean go to the first listed)."""
+    if current not in auc:
+        raise KeyError(f"the current step {current!r} has no dev AUC")
+    best = max(auc, key=lambda k: auc[k]["mean"])
+    return best if auc[best]["mean"] - auc[current]["mean"] > margin else current
+
+
+def load_nli_sweep() -> dict | None:
+    """The committed record of :func:`nli_step_sweep`, or None."""
+    p = nli_sweep_path()
+    return json.loads(p.read_text()) if p.is_file() else None

@@ -480,14 +480,16 @@ def q2_wins(tr: pd.DataFrame) -> list[str]:
 
 
 def q2_wins_text(tr: pd.DataFrame) -> str:
-    """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (0-filled) beats token F1 with
+    """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (or the F1 form, for a frame
+    made with ``form="f1"``; 0-filled) beats token F1 with
     the bootstrap interval above 0, out of how many scored, against the issue's target of 2 of 3; the sets not
     (fully) scored are named."""
     dial = tr[tr["dataset"].isin(DIALOGUE)] if len(tr) else tr
     wins = q2_wins(tr)
     diffs = ", ".join(f"{r.dataset} {r.diff_vs_f1:+.1f}" for r in dial.itertuples()) if len(dial) else ""
     not_scored = [d for d in DIALOGUE if d not in set(dial["dataset"] if len(dial) else [])]
-    text = (f"Q² + NLI beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
+    name = "Q²'s F1 form" if len(tr) and "form" in tr and (tr["form"] == "f1").all() else "Q² + NLI"
+    text = (f"{name} beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
             + (f" ({', '.join(wins)})" if wins else "") + (f"; AUC differences {diffs}" if diffs else "")
             + f". The issue's target is 2 of {len(DIALOGUE)}: " + ("met" if len(wins) >= 2 else "missed") + ".")
     if not_scored:
@@ -508,16 +510,21 @@ def nine_set_text(scorers: dict, complete) -> str:
             + ", ".join(have) + ".")
 
 
-def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None) -> pd.DataFrame:
+def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None,
+                form: str = "nli") -> pd.DataFrame:
     """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
     0-filled), of Q² without NLI (0-filled) and of token F1 on the same rows, and the paired bootstrap of
     Q² (0-filled) minus F1 (difference, 95% CI, p-value). Only sets whose every row is cached are shown
     (``attrs["partial"]`` names the sets a run has only begun, ``attrs["missing"]`` those with no cached row or
     a single label). With ``true_scorer`` (TRUE's variant, e.g.
     :func:`tfc.runs.qgqa.derive_true_variant`'s), its AUC on the same rows (``true_q2``; NaN unless it has
-    every one of them)."""
+    every one of them). ``form="f1"`` bootstraps Q²'s F1 form (no NLI step, ``aux_f1_only``, 0-filled) against
+    token F1 instead of Q² + NLI (``diff_vs_f1`` and its interval then describe that form)."""
     from tfc import scorers
     from tfc.meta import bootstrap_auc_diff, roc_auc
+
+    if form not in ("nli", "f1"):
+        raise ValueError(f"form must be 'nli' or 'f1'; got {form!r}")
 
     f1 = scorers.get("f1")
     rows, partial, missing = [], [], []
@@ -537,7 +544,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
         cov = covered(got).to_numpy()
         zero = np.where(cov, s, 0.0)
         f1only = np.where(cov, got["aux_f1_only"].to_numpy(float), 0.0) if "aux_f1_only" in got else zero
-        bd = bootstrap_auc_diff(y, zero, lex, n=n_boot, seed=seed)
+        bd = bootstrap_auc_diff(y, zero if form == "nli" else f1only, lex, n=n_boot, seed=seed)
         tv = np.nan
         if true_scorer is not None:
             tvs = cached(true_scorer, ds).set_index("id")["score"].reindex(got["id"]).to_numpy(float)
@@ -547,7 +554,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
                      "q2_nli": 100 * roc_auc(y, zero), "q2_f1": 100 * roc_auc(y, f1only),
                      "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
                      "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
-                     "signature": q2_scorer.signature})
+                     "form": form, "signature": q2_scorer.signature})
     out = pd.DataFrame(rows)
     out.attrs["partial"] = partial
     out.attrs["missing"] = missing
@@ -789,3 +796,32 @@ def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
         curves.append(pd.DataFrame({"metric": name, "precision": p, "recall": r}))
         ap[name] = average_precision_score(y, -np.asarray(s))
     return pd.concat(curves), ap
+
+
+F1_FORM = "F1 form (no NLI step)"   # the key tfc.runs.qgqa.nli_step_sweep gives the F1 form
+
+
+def nli_sweep_table(rec: dict | None) -> pd.DataFrame:
+    """:func:`tfc.runs.qgqa.nli_step_sweep`'s record as a table: one row per NLI step, dev AUC × 100 per dev set
+    and their mean, the current and the chosen step marked."""
+    if not rec:
+        return pd.DataFrame(columns=["NLI step", "current", "chosen"])
+    rows = [{"NLI step": k, **v, "current": k == rec["current"], "chosen": k == rec["chosen"]}
+            for k, v in rec["auc"].items()]
+    return pd.DataFrame(rows)
+
+
+def nli_sweep_text(rec: dict | None) -> str:
+    """One sentence: the dev rows, the margin, the current step's and the best step's mean AUC, and the choice."""
+    if not rec:
+        return "No dev sweep of the NLI step is recorded (`tfc.runs.qgqa.nli_step_sweep()`)."
+    auc = rec["auc"]
+    best = max(auc, key=lambda k: auc[k]["mean"])
+    rows = ", ".join(f"{n:,} {k}" for k, n in rec["rows"].items())
+    text = (f"On {rows} dev rows, the current step ({rec['current']}) has mean AUC {auc[rec['current']]['mean']:.1f}; "
+            f"the best is {best} at {auc[best]['mean']:.1f}")
+    if best == rec["current"]:
+        return text.rsplit("; the best", 1)[0] + ", the best of the candidates, so it stays."
+    if rec["chosen"] == rec["current"]:
+        return text + f", not more than {rec['margin']:g} points better, so the current step stays."
+    return text + f", {auc[best]['mean'] - auc[rec['current']]['mean']:.1f} points better (margin {rec['margin']:g}), so it is chosen."

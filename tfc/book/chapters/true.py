@@ -284,3 +284,51 @@ def tie_causes(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: dict, sampl
                      "AUC, ties all won": round(hi, 1), "paper inside tie range": bool(lo <= r.paper <= hi),
                      "other configurations (AUC)": alts or "-"})
     return pd.DataFrame(rows)
+
+
+def accuracy_flat_optimum(frame: pd.DataFrame, datasets, column: str, table: str = "TRUE-T11",
+                          tol: float = 0.01, printed: float = 0.1) -> pd.DataFrame:
+    """Why an accuracy cell can miss the paper while the AUC agrees: per dataset, our dev accuracy at TRUE's
+    tuned threshold beside the paper's (``table``, ``column``), and the range of accuracies over every
+    threshold whose g-mean is within ``tol`` of the optimum (:func:`tfc.meta.gmean_accuracy_range`). Where
+    that range is wide, a small change in the scores moves the tuned threshold along a flat optimum, and
+    the paper's value lying inside the range is the evidence for that cause. ``tol`` is fixed before
+    looking (0.01 g-mean), not fitted to the cells. ``printed``: the paper's printed precision (one decimal), so
+    its value stands for an interval of half that either side."""
+    from tfc.book import reference
+    from tfc.meta import gmean_accuracy_range, tuned_accuracy
+    from tfc.results.tables import per_dataset
+
+    tol_table = ledger.status_table().set_index("table")["tolerance"].get(table, 0.5)
+    rows = []
+    for _, d, y, s, _ in per_dataset({column: frame}, datasets):
+        try:
+            paper = reference.value(table, d, column)
+        except KeyError:
+            continue
+        ours = 100 * tuned_accuracy(y, s, convention="true").accuracy
+        r = gmean_accuracy_range(y, s, tol)
+        lo, hi = 100 * r["acc_min"], 100 * r["acc_max"]
+        rows.append({"set": d, "n": int(len(y)), "share consistent": round(float(np.mean(y)), 2),
+                     "paper": paper, "ours": round(ours, 1), "Δ": round(ours - paper, 1),
+                     "outside tolerance": bool(abs(ours - paper) > tol_table + ledger.TOLERANCE_EPS),
+                     "thresholds near the optimum": r["n_thresholds"],
+                     "accuracy range": f"{lo:.1f} to {hi:.1f}",
+                     "paper in range": bool(lo - printed / 2 <= paper <= hi + printed / 2),
+                     "one example (points)": round(100 / len(y), 2)})
+    return pd.DataFrame(rows)
+
+
+def flat_optimum_summary(flat: pd.DataFrame) -> dict:
+    """The sentences' numbers for :func:`accuracy_flat_optimum`'s table: cells outside tolerance, how many of
+    them have the paper's value inside the near-optimum range, the others named, and the widest range."""
+    out = flat[flat["outside tolerance"]]
+    miss = out[~out["paper in range"]]
+    width = flat["accuracy range"].str.split(" to ").map(lambda p: float(p[1]) - float(p[0]))
+    top = flat.loc[width.idxmax()] if len(flat) else None
+    return {"n_out": int(len(out)), "n_out_in_range": int(out["paper in range"].sum()),
+            "out_not_in_range": "; ".join(
+                f"{r['set']} (paper {r['paper']}, range {r['accuracy range']}, one example = "
+                f"{r['one example (points)']} points)" for _, r in miss.iterrows()) or "none",
+            "widest": "none" if top is None else
+            f"{top['set']} ({top['accuracy range']}, {top['share consistent']:.0%} consistent)"}
