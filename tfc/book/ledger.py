@@ -76,6 +76,7 @@ import pandas as pd
 from tfc import config
 
 STATUS_CSV = Path(__file__).with_name("ledger_status.csv")
+MISSES_CSV = Path(__file__).with_name("ledger_misses.csv")
 FIGURES_CSV = Path(__file__).with_name("ledger_figures.csv")
 ROLES = ("reproduction", "imported", "stand-in", "schematic")
 TABLE_ROLES = ("reproduction", "imported", "stand-in")
@@ -410,6 +411,48 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
             "n_imported", "imported_n_within_tol", "imported_median_abs_delta", "n_standin",
             "standin_median_abs_delta", "n_other_config", "signatures", "modes"]
     return pd.DataFrame(rows)[cols]
+
+
+def miss_causes() -> pd.DataFrame:
+    """``tfc/book/ledger_misses.csv``: where a chapter shows the cause of reproduction cells outside tolerance.
+    One line per (table, row pattern, column pattern) with the chapter, the section title and the cause in a
+    few words; patterns are full-match regular expressions. Hand-written like the statuses' reasons: it names
+    where the evidence is, it holds no number."""
+    m = pd.read_csv(MISSES_CSV, keep_default_na=False)
+    for col in ("rows", "columns"):
+        for pat in m[col]:
+            re.compile(pat)          # a bad pattern fails here, not silently later
+    return m
+
+
+def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every counted ``reproduction`` cell outside its table's tolerance (the largest |Δ| per cell, as the
+    counts take it), with the chapter section that shows its cause (:func:`miss_causes`, first matching line)
+    or ``cause`` = "not explained yet". Columns: ``table, row, column, paper, ours, delta, tolerance, chapter,
+    section, cause``."""
+    rec = counted(collected() if records is None else records)
+    cols = ["table", "row", "column", "paper", "ours", "delta", "tolerance", "chapter", "section", "cause"]
+    rep = rec[rec["counted_role"] == "reproduction"] if len(rec) else rec
+    if not len(rep):
+        return pd.DataFrame(columns=cols)
+    tol = status_table().set_index("table")["tolerance"]
+    rep = rep.assign(ad=rep["delta"].abs()).sort_values("ad", ascending=False, kind="stable")
+    cell = rep.drop_duplicates(["table", "row", "column"]).copy()
+    cell["tolerance"] = cell["table"].map(tol).fillna(0.5)
+    cell = cell[cell["ad"] > cell["tolerance"] + TOLERANCE_EPS]
+    causes = miss_causes()
+    out = []
+    for r in cell.itertuples(index=False):
+        hit = causes[(causes["table"] == r.table)
+                     & causes["rows"].map(lambda p: re.fullmatch(p, str(r.row)) is not None)
+                     & causes["columns"].map(lambda p: re.fullmatch(p, str(r.column)) is not None)]
+        h = hit.iloc[0] if len(hit) else None
+        out.append({"table": r.table, "row": r.row, "column": r.column, "paper": r.paper, "ours": r.ours,
+                    "delta": r.delta, "tolerance": r.tolerance,
+                    "chapter": h["chapter"] if h is not None else r.chapter,
+                    "section": h["section"] if h is not None else "",
+                    "cause": h["cause"] if h is not None else "not explained yet"})
+    return pd.DataFrame(out, columns=cols).sort_values(["table", "row", "column"], ignore_index=True)
 
 
 def counts(tables: pd.DataFrame) -> dict:
