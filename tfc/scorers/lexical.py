@@ -31,6 +31,12 @@ Tokenisation (and why):
   ``effective_order`` (sacrebleu's switch for sentence-level BLEU) was added later as a field
   (``ADDED``), so older signatures are unchanged.
 
+* ``f1-q2`` -- the Q² paper's own overlap baseline ("Overlap(r, k)", its Tables 3, 4 and 6), as the authors'
+  released baseline script computes it: spaCy tokens (``en_core_web_sm``; here its packaged copy, whose name
+  and version enter the signature), lower-cased, stop words and punctuation dropped, then the same
+  bag-of-tokens F1 (0 when nothing is shared). A separate scorer, not an option of ``f1``, because it is a
+  different paper's definition with its own as-published preset; ``f1`` stays TRUE's.
+
 ``component`` picks precision, recall or F-measure for F1/ROUGE (``fmeasure`` by default, which is
 what "F1"/"ROUGE-L" means without qualification).
 """
@@ -58,7 +64,30 @@ def squad_normalize(text: str) -> list[str]:
 
 def token_prf(reference: str, candidate: str) -> tuple[float, float, float]:
     """Bag-of-tokens (precision, recall, F1) of ``candidate`` against ``reference`` (SQuAD rules)."""
-    ref, cand = squad_normalize(reference), squad_normalize(candidate)
+    return bag_prf(squad_normalize(reference), squad_normalize(candidate))
+
+
+_COMPONENTS = ("precision", "recall", "fmeasure")
+
+
+NORMALISATIONS = ("squad", "q2-spacy")
+
+
+@dataclass(frozen=True)
+class TokenF1Config(ScorerConfig):
+    component: str = "fmeasure"
+    normalisation: str = "squad"   # "squad": lower-case, strip punctuation and articles; "q2-spacy": see f1-q2
+    reference: str = "grounding"
+
+    def __post_init__(self):
+        if self.component not in _COMPONENTS:
+            raise ValueError(f"component must be one of {_COMPONENTS}; got {self.component!r}")
+        if self.normalisation not in NORMALISATIONS:
+            raise ValueError(f"normalisation must be one of {NORMALISATIONS}; got {self.normalisation!r}")
+
+
+def bag_prf(ref: list[str], cand: list[str]) -> tuple[float, float, float]:
+    """Bag-of-tokens (precision, recall, F1) of token lists; all 0 when no token is shared."""
     common = sum((Counter(ref) & Counter(cand)).values())
     if common == 0:
         return 0.0, 0.0, 0.0
@@ -66,14 +95,34 @@ def token_prf(reference: str, candidate: str) -> tuple[float, float, float]:
     return p, r, 2 * p * r / (p + r)
 
 
-_COMPONENTS = ("precision", "recall", "fmeasure")
+def q2_tokens(texts: list[str]) -> list[list[str]]:
+    """The Q² authors' baseline tokens: spaCy tokens, lower-cased, without stop words and punctuation (one
+    ``nlp.pipe`` over all texts; only the tokenizer runs, since stop words and punctuation are lexical
+    attributes)."""
+    from tfc.text.sentences import SPACY_MODEL, spacy_available
+
+    if not spacy_available():
+        raise RuntimeError(f"f1-q2 (normalisation='q2-spacy') needs spaCy and {SPACY_MODEL}; install the project's "
+                           "spaCy model (see the README)")
+    nlp = _q2_nlp()
+    return [[t.text.lower() for t in doc if not t.is_stop and not t.is_punct]
+            for doc in nlp.pipe(list(texts), batch_size=256)]
 
 
-@dataclass(frozen=True)
-class TokenF1Config(ScorerConfig):
-    component: str = "fmeasure"
-    normalisation: str = "squad"   # lower-case, strip punctuation and articles
-    reference: str = "grounding"
+def _q2_nlp():
+    global _Q2_NLP
+    if _Q2_NLP is None:
+        import spacy
+
+        from tfc.text.sentences import SPACY_MODEL
+
+        _Q2_NLP = spacy.load(SPACY_MODEL, exclude=["tok2vec", "tagger", "parser", "senter", "attribute_ruler",
+                                                   "lemmatizer", "ner"])
+        _Q2_NLP.max_length = 10_000_000
+    return _Q2_NLP
+
+
+_Q2_NLP = None
 
 
 class TokenF1(Scorer):
@@ -83,8 +132,27 @@ class TokenF1(Scorer):
 
     def _score(self, groundings, generations, batch_size, progress):
         idx = _COMPONENTS.index(self.config.component)
+        if self.config.normalisation == "q2-spacy":
+            toks = q2_tokens(list(groundings) + list(generations))
+            n = len(groundings)
+            return np.array([bag_prf(g, h)[idx] for g, h in zip(toks[:n], toks[n:])])
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
         return np.array([token_prf(g, h)[idx] for g, h in it])
+
+
+class Q2OverlapF1(TokenF1):
+    """``f1-q2``: the Q² paper's overlap baseline (see the module docstring); registered with
+    ``normalisation="q2-spacy"``. The spaCy model's name and version are part of the signature."""
+
+    name = "f1-q2"
+
+    def signature_fields(self) -> dict:
+        d = super().signature_fields()
+        if self.config.normalisation == "q2-spacy":
+            from tfc.text.sentences import SPACY_MODEL, _spacy_version, spacy_available
+
+            d["spacy"] = f"{SPACY_MODEL}@{_spacy_version()}" if spacy_available() else "missing"
+        return d
 
 
 @dataclass(frozen=True)
@@ -143,7 +211,7 @@ class Rouge(Scorer):
 
 @dataclass(frozen=True)
 class BleuConfig(ScorerConfig):
-    ADDED = {"effective_order": True}
+    ADDED = {"effective_order": True, "reference_case": "keep"}
 
     tokenize: str = "13a"
     # "nltk": NLTK's unsmoothed sentence_bleu (zero precisions floored at the smallest float, see the module
@@ -153,8 +221,11 @@ class BleuConfig(ScorerConfig):
     max_ngram_order: int = 4
     reference: str = "grounding"
     effective_order: bool = True  # sacrebleu's sentence-level default; T5's bleu passes False
+    reference_case: str = "keep"  # "lower": lower-case the reference only (the Q² authors' baseline call)
 
     def __post_init__(self):
+        if self.reference_case not in ("keep", "lower"):
+            raise ValueError(f"reference_case must be 'keep' or 'lower', not {self.reference_case!r}")
         if self.smooth_method not in _SMOOTH:
             raise ValueError(f"smooth_method must be one of {_SMOOTH}, not {self.smooth_method!r}")
         if self.smooth_method == "nltk" and not self.effective_order:
@@ -211,10 +282,22 @@ class Bleu(Scorer):
             log.setLevel(level)
 
     def _score(self, groundings, generations, batch_size, progress):
+        if self.config.reference_case == "lower":
+            groundings = [g.lower() for g in groundings]
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
         if self.config.smooth_method == "nltk":
             return self._nltk(it)
         return np.array([r.score / 100.0 for r in self._sacre(it)])
+
+
+class Q2Bleu(Bleu):
+    """``bleu-q2``: the Q² paper's BLEU baseline as its authors' baseline script calls it: sacrebleu's
+    ``corpus_bleu`` of the one response against the lower-cased knowledge (13a tokens, exponential smoothing, no
+    effective order), here the same BLEU object's sentence score with those settings; in [0, 1] (the paper
+    prints it × 100). Registered with ``smooth_method="exp"``, ``effective_order=False``,
+    ``reference_case="lower"``."""
+
+    name = "bleu-q2"
 
 
 def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
@@ -229,6 +312,8 @@ def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
 
     scorer = Bleu(**config).load()
     g, h = validate_inputs(groundings, generations)
+    if scorer.config.reference_case == "lower":
+        g = [x.lower() for x in g]
     res = scorer._sacre(zip(g, h))
     bleu = scorer._nltk(zip(g, h)) if scorer.config.smooth_method == "nltk" else [r.score / 100.0 for r in res]
     rows = []
