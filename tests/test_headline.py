@@ -146,7 +146,7 @@ def test_true_auc_matrix_and_figure(monkeypatch):
 
 def test_a_non_preset_configuration_is_never_ours_and_imported_never_a_reproduction():
     pub = reference.value("TRUE-T3", "avg_wo_vitc_fever", "anli_t5_11b")
-    best = scorers.get("f1", normalisation="other").signature                  # not the preset
+    best = scorers.get("f1", normalisation="q2-spacy").signature                # not the preset
     ledger.record(_true9(best, pub - 1.0, column="f1"), chapter="02_true_auc")
     ledger.record(_true9(scorers.get("f1").signature, 60.0, column="f1"), chapter="02_true_auc")
     t = _row(H.headline(), "TRUE")
