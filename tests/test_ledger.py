@@ -256,7 +256,8 @@ def test_misses_lists_reproduction_cells_outside_tolerance_with_their_cause(ledg
     causes = tmp_path / "misses.csv"
     causes.write_text("table,rows,columns,chapter,section,cause\n"
                       "TRUE-T9,summeval,rouge_l,02_true_scorers,Why some cells differ,ties\n"
-                      "TRUE-T9,summ,rouge_l,x,y,a prefix must not match\n")
+                      "TRUE-T9,summ,rouge_l,x,y,a prefix must not match\n"
+                      "TRUE-T9,frank,rouge_l,02_true_scorers,Why some cells differ,open: a sensitivity only\n")
     monkeypatch.setattr(ledger, "MISSES_CSV", causes)
     ledger.record(_lex([("frank", 0.3), ("summeval", 2.0), ("mnbm", -0.6)]), chapter="02_true_auc")
     ledger.record(_lex([("frank", 0.7)]), chapter="02_true_scorers")        # frank's worse run: outside
@@ -266,6 +267,8 @@ def test_misses_lists_reproduction_cells_outside_tolerance_with_their_cause(ledg
     assert m.loc["frank", "delta"] == pytest.approx(0.7) and m.loc["frank", "chapter"] == "02_true_scorers"
     assert m.loc["summeval", "cause"] == "ties" and m.loc["summeval", "section"] == "Why some cells differ"
     assert m.loc["mnbm", "cause"] == "not explained yet" and m.loc["mnbm", "section"] == ""
+    assert (m.loc["summeval", "evidence"], m.loc["frank", "evidence"], m.loc["mnbm", "evidence"]) == \
+        ("cause shown", "cause open", "none")
     causes.write_text("table,rows,columns,chapter,section,cause\nTRUE-T9,(,rouge_l,x,y,z\n")
     with pytest.raises(Exception):
         ledger.misses()                                                   # a bad pattern fails loudly

@@ -467,5 +467,28 @@ def test_accuracy_flat_optimum_reads_the_paper_cell_and_the_range(monkeypatch):
     summary = T.flat_optimum_summary(flat)
     assert summary["n_out"] == 1 and summary["n_out_in_range"] == 0
     assert summary["out_not_in_range"] == "mnbm (paper 40.4, range 66.7 to 83.3, one example = 16.67 points)"
+    assert r["g-mean gap at the paper's accuracy"] == float("inf") and r["thresholds better than that"] == -1
+    assert summary["gap_text"] == "mnbm: no threshold gives the paper's accuracy"
     monkeypatch.setattr(reference, "value", lambda table, row, col: 66.7)
-    assert T.accuracy_flat_optimum(frame, ["mnbm"], "f1", tol=0.2).iloc[0]["paper in range"]
+    r = T.accuracy_flat_optimum(frame, ["mnbm"], "f1", tol=0.2).iloc[0]
+    assert r["paper in range"]
+    assert r["g-mean gap at the paper's accuracy"] == 0.1498 and r["thresholds better than that"] == 1
+
+
+def test_gmean_gap_at_accuracy_hand_computed():
+    """The frame of test_gmean_accuracy_range_hand_computed: g-means 0.577, 0.816, 0.667, 0.471, 0.577, 0 with
+    accuracies 4/6, 5/6, 4/6, 3/6, 4/6, 3/6; the closest threshold to the optimum at each accuracy decides."""
+    from tfc.meta import gmean_gap_at_accuracy
+
+    y = [1, 1, 0, 0, 1, 0]
+    s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.1]
+    best = (2 / 3) ** 0.5
+    assert gmean_gap_at_accuracy(y, s, 5 / 6, 5 / 6) == {"gap": 0.0, "n_better": 0, "n_thresholds": 1}
+    r = gmean_gap_at_accuracy(y, s, 4 / 6, 4 / 6)
+    assert r["gap"] == pytest.approx(best - 2 / 3) and r["n_better"] == 1 and r["n_thresholds"] == 3
+    r = gmean_gap_at_accuracy(y, s, 0.5, 0.5)
+    assert r["gap"] == pytest.approx(best - (2 / 9) ** 0.5) and r["n_better"] == 4 and r["n_thresholds"] == 2
+    assert gmean_gap_at_accuracy(y, s, 0.9, 1.0) == {"gap": float("inf"), "n_better": -1, "n_thresholds": 0}
+    for lo, hi in ((0.6, 0.5), (-0.1, 0.5), (0.5, 1.2)):
+        with pytest.raises(ValueError, match="lo"):
+            gmean_gap_at_accuracy(y, s, lo, hi)

@@ -425,13 +425,20 @@ def miss_causes() -> pd.DataFrame:
     return m
 
 
+def _evidence(cause: str | None) -> str:
+    if cause is None:
+        return "none"
+    return "cause open" if cause.startswith("open:") else "cause shown"
+
+
 def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every counted ``reproduction`` cell outside its table's tolerance (the largest |Δ| per cell, as the
     counts take it), with the chapter section that shows its cause (:func:`miss_causes`, first matching line)
-    or ``cause`` = "not explained yet". Columns: ``table, row, column, paper, ours, delta, tolerance, chapter,
-    section, cause``."""
+    or ``cause`` = "not explained yet". ``evidence`` is "cause shown", "cause open" (the register's line starts
+    with "open:": the section rules candidates out or shows a sensitivity, but proves no cause) or "none".
+    Columns: ``table, row, column, paper, ours, delta, tolerance, chapter, section, cause, evidence``."""
     rec = counted(collected() if records is None else records)
-    cols = ["table", "row", "column", "paper", "ours", "delta", "tolerance", "chapter", "section", "cause"]
+    cols = ["table", "row", "column", "paper", "ours", "delta", "tolerance", "chapter", "section", "cause", "evidence"]
     rep = rec[rec["counted_role"] == "reproduction"] if len(rec) else rec
     if not len(rep):
         return pd.DataFrame(columns=cols)
@@ -451,7 +458,8 @@ def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
                     "delta": r.delta, "tolerance": r.tolerance,
                     "chapter": h["chapter"] if h is not None else r.chapter,
                     "section": h["section"] if h is not None else "",
-                    "cause": h["cause"] if h is not None else "not explained yet"})
+                    "cause": h["cause"] if h is not None else "not explained yet",
+                    "evidence": _evidence(h["cause"] if h is not None else None)})
     return pd.DataFrame(out, columns=cols).sort_values(["table", "row", "column"], ignore_index=True)
 
 

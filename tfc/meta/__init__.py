@@ -15,7 +15,8 @@ paper-vs-ours join in :func:`tfc.book.reference.paper_vs_ours`. Only numpy and p
 """
 from __future__ import annotations
 
-from tfc.meta.binary import (ThresholdResult, accuracy, balanced_accuracy, gmean_accuracy_range, precision_recall,
+from tfc.meta.binary import (ThresholdResult, accuracy, balanced_accuracy, gmean_accuracy_range, gmean_gap_at_accuracy,
+                             precision_recall,
                              predict, roc_auc, roc_curve, tune_threshold, tuned_accuracy)
 from tfc.meta.bins import binned_auc, count_words, novel_unigram_pct
 from tfc.meta.correlation import correlation, correlations, summary_level, system_level
@@ -26,7 +27,7 @@ from tfc.meta.significance import (DEFAULT_N, BootstrapResult, MeanBootstrapResu
 
 __all__ = [
     "roc_auc", "roc_curve", "tune_threshold", "predict", "accuracy", "balanced_accuracy", "precision_recall",
-    "tuned_accuracy", "gmean_accuracy_range", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
+    "tuned_accuracy", "gmean_accuracy_range", "gmean_gap_at_accuracy", "ThresholdResult", "correlation", "correlations", "summary_level", "system_level",
     "bootstrap_auc_diff", "bootstrap_aucs", "BootstrapResult", "bootstrap_mean_auc_diff", "bootstrap_mean_aucs", "MeanBootstrapResult", "interval_comparison", "correct_pvalues",
     "mean_auc_contrasts",
     "DEFAULT_N", "normalise", "ensemble_scores", "ensemble_frame", "disagreement", "binned_auc",

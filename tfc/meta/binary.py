@@ -155,6 +155,27 @@ def gmean_accuracy_range(labels, scores, tol: float = 0.01) -> dict:
             "n_thresholds": int(near.sum())}
 
 
+def gmean_gap_at_accuracy(labels, scores, lo: float, hi: float) -> dict:
+    """How far from the g-mean optimum a given accuracy lies: over the candidate thresholds of
+    :func:`gmean_accuracy_range` whose accuracy is in ``[lo, hi]`` (fractions; e.g. a published value
+    read to its printed precision), the smallest g-mean gap to the maximum and the number of candidate
+    thresholds with a strictly higher g-mean than that closest one (0: the optimum itself gives it).
+
+    Returns ``{"gap", "n_better", "n_thresholds"}``; where no threshold reaches the interval, ``gap`` is
+    ``inf``, ``n_better`` is -1 and ``n_thresholds`` 0 (a defined result, not NaN)."""
+    if not (0.0 <= lo <= hi <= 1.0):
+        raise ValueError(f"need 0 <= lo <= hi <= 1; got lo={lo!r}, hi={hi!r}")
+    y, s = labels_scores(labels, scores, what="threshold tuning")
+    _, g, tpr, fpr = _gmean_curve(y, s)
+    pos = float(y.sum())
+    acc = (tpr * pos + (1.0 - fpr) * (y.size - pos)) / y.size
+    ok = (acc >= lo - 1e-12) & (acc <= hi + 1e-12)
+    if not ok.any():
+        return {"gap": float("inf"), "n_better": -1, "n_thresholds": 0}
+    best = float(g[ok].max())
+    return {"gap": float(g.max() - best), "n_better": int((g > best + 1e-12).sum()), "n_thresholds": int(ok.sum())}
+
+
 def predict(scores, threshold: float, convention: str = "tfc") -> np.ndarray:
     """1 (consistent) where ``score >= threshold`` (``"tfc"``) or ``score > threshold`` (``"true"``:
     TRUE marks ``score <= threshold`` ungrounded), else 0."""

@@ -91,6 +91,97 @@ def q2_response_lengths(method: str = "whitespace", systems=("dodeca",)) -> pd.D
     return pd.DataFrame(out)
 
 
+def q2_t9_implied_sums(systems=("dodeca",), printed: float = 0.01) -> pd.DataFrame:
+    """Q² Table 9 read backwards: a mean printed to ``printed`` over n responses pins the total to a few
+    integers, so per cell the totals the paper's value allows beside ours, and the difference. Characters
+    are ``len(text)`` and tokens are counted both on white space and as the Q² authors' length script does
+    (``baselines.py``'s ``length_baseline``: the number of spaCy tokens). When the tokens agree under both
+    counts and the characters differ too, no tokenizer explains the gap: the rows differ."""
+    import math
+
+    from tfc.scorers.lexical import _q2_nlp
+
+    df = D.load("q2_paper")
+    df = df[df["split"].str.split("_").str[0].isin(systems)]
+    nlp = _q2_nlp()
+    out = []
+    for lab, row in ((0, "inconsistent"), (1, "consistent")):
+        g = df.loc[df["label"] == lab, "generated"].tolist()
+        n = len(g)
+        counts = {"avg_chars": sum(len(t) for t in g), "avg_tokens": sum(n_words(t) for t in g)}
+        spacy_tokens = sum(len(doc) for doc in nlp.pipe(g, batch_size=256))
+        for col, ours in counts.items():
+            paper = reference.value("Q2-T9", row, col)
+            lo, hi = math.ceil((paper - printed / 2) * n - 1e-9), math.floor((paper + printed / 2) * n + 1e-9)
+            if lo > hi:      # no total of n integers has this printed mean: say so rather than guess
+                allowed, diff = "none", "n/a"
+            elif lo == hi:
+                allowed, diff = f"{lo}", f"{lo - ours:+d}"
+            else:
+                allowed, diff = f"{lo} to {hi}", f"{lo - ours:+d} to {hi - ours:+d}"
+            out.append({"row": row, "column": col, "n": n, "ours total": ours,
+                        "spaCy tokens total": spacy_tokens if col == "avg_tokens" else np.nan,
+                        "paper total (from its mean)": allowed, "difference (paper − ours)": diff})
+    return pd.DataFrame(out)
+
+
+def _f1_squad(t: str) -> list[str]:
+    from tfc.scorers.lexical import squad_normalize
+
+    return squad_normalize(t)
+
+
+def _f1_keep_articles(t: str) -> list[str]:
+    import string
+
+    return "".join(c for c in t.lower() if c not in set(string.punctuation)).split()
+
+
+def _f1_punct_to_space(t: str) -> list[str]:
+    import re
+    import string
+
+    t = re.sub(f"[{re.escape(string.punctuation)}]", " ", t.lower())
+    return re.sub(r"\b(a|an|the)\b", " ", t).split()
+
+
+def _f1_cased(t: str) -> list[str]:
+    import re
+    import string
+
+    t = "".join(c for c in t if c not in set(string.punctuation))
+    return re.sub(r"\b(a|an|the)\b", " ", t).split()
+
+
+# TRUE does not say how its Table 8 token F1 normalises; these are the readings we test (hand-written
+# normalisers because the question is exactly which small step differs; the preset is SQuAD's)
+F1_NORMALISATIONS = {"SQuAD (preset)": _f1_squad, "articles kept": _f1_keep_articles,
+                     "punctuation to space": _f1_punct_to_space, "case kept": _f1_cased,
+                     "white space, lower-cased": lambda t: t.lower().split()}
+
+
+def f1_normalisation_variants(names: list[str] | None = None, sample: int | None = None, seed: int = 0,
+                              tolerance: float = 0.005) -> pd.DataFrame:
+    """TRUE Table 8's mean token F1 of consistent (``pos``) and inconsistent (``neg``) targets under each of
+    :data:`F1_NORMALISATIONS`: ``dataset, cell, normalisation, ours, paper, delta, within`` (``within``:
+    |Δ| ≤ ``tolerance``, the table's printed precision)."""
+    from tfc.scorers.lexical import bag_prf
+
+    pub = reference.load("TRUE-T8").set_index(["row", "column"])["value"]
+    rows = []
+    for n in names or D.TRUE_TEXT:
+        d = D.load(n, sample=sample, seed=seed)
+        pos = (d["label"] == 1).to_numpy()
+        for label, norm in F1_NORMALISATIONS.items():
+            v = np.array([bag_prf(norm(g), norm(h))[2] for g, h in zip(d["grounding"], d["generated"])])
+            for cell, val in (("pos_f1", v[pos].mean()), ("neg_f1", v[~pos].mean())):
+                rows.append({"dataset": n, "cell": cell, "normalisation": label, "ours": float(val),
+                             "paper": float(pub[(n, cell)]), "delta": float(val - pub[(n, cell)])})
+    out = pd.DataFrame(rows)
+    out["within"] = out["delta"].abs() <= tolerance + 1e-9
+    return out
+
+
 def wide(joined: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """paper/ours/delta per (row, column) joined frame -> one row per dataset, ``<col> paper|ours|delta``."""
     t = joined.pivot(index="row", columns="column", values=["paper", "ours", "delta"])

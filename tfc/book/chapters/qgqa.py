@@ -471,6 +471,19 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def q2_paper_rows_in_true(dataset: str = "q2_paper", true_set: str = "q2") -> dict:
+    """Are the Q² paper's released annotation files the rows of the cross-annotated set TRUE derives its Q² set
+    from? Counts the ``dataset`` rows, those whose (knowledge, response) pair is in ``true_set``, and those whose
+    label there is the same: ``{"rows", "in_true", "same_label"}``."""
+    from tfc import data
+
+    p, q = data.load(dataset), data.load(true_set)
+    m = p.merge(q[["grounding", "generated", "label"]].drop_duplicates(["grounding", "generated"]),
+                on=["grounding", "generated"], how="left", suffixes=("", "_true"))
+    return {"rows": int(len(p)), "in_true": int(m["label_true"].notna().sum()),
+            "same_label": int((m["label"] == m["label_true"]).sum())}
+
+
 def q2_wins(tr: pd.DataFrame) -> list[str]:
     """The dialogue sets of a :func:`q2_true_auc` frame where Q² + NLI (0-filled) beats token F1 with the
     bootstrap interval above 0."""

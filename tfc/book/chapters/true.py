@@ -292,11 +292,13 @@ def accuracy_flat_optimum(frame: pd.DataFrame, datasets, column: str, table: str
     tuned threshold beside the paper's (``table``, ``column``), and the range of accuracies over every
     threshold whose g-mean is within ``tol`` of the optimum (:func:`tfc.meta.gmean_accuracy_range`). Where
     that range is wide, a small change in the scores moves the tuned threshold along a flat optimum, and
-    the paper's value lying inside the range is the evidence for that cause. ``tol`` is fixed before
+    the paper's value lying inside the range is the evidence for that cause. The last two columns say how far
+    from the optimum the paper's accuracy is reached at all (:func:`tfc.meta.gmean_gap_at_accuracy`: the
+    smallest g-mean gap, and how many thresholds are better; ``inf`` and -1 where no threshold reaches it). ``tol`` is fixed before
     looking (0.01 g-mean), not fitted to the cells. ``printed``: the paper's printed precision (one decimal), so
     its value stands for an interval of half that either side."""
     from tfc.book import reference
-    from tfc.meta import gmean_accuracy_range, tuned_accuracy
+    from tfc.meta import gmean_accuracy_range, gmean_gap_at_accuracy, tuned_accuracy
     from tfc.results.tables import per_dataset
 
     tol_table = ledger.status_table().set_index("table")["tolerance"].get(table, 0.5)
@@ -309,13 +311,16 @@ def accuracy_flat_optimum(frame: pd.DataFrame, datasets, column: str, table: str
         ours = 100 * tuned_accuracy(y, s, convention="true").accuracy
         r = gmean_accuracy_range(y, s, tol)
         lo, hi = 100 * r["acc_min"], 100 * r["acc_max"]
+        at = gmean_gap_at_accuracy(y, s, max(0.0, (paper - printed / 2) / 100), min(1.0, (paper + printed / 2) / 100))
         rows.append({"set": d, "n": int(len(y)), "share consistent": round(float(np.mean(y)), 2),
                      "paper": paper, "ours": round(ours, 1), "Δ": round(ours - paper, 1),
                      "outside tolerance": bool(abs(ours - paper) > tol_table + ledger.TOLERANCE_EPS),
                      "thresholds near the optimum": r["n_thresholds"],
                      "accuracy range": f"{lo:.1f} to {hi:.1f}",
                      "paper in range": bool(lo - printed / 2 <= paper <= hi + printed / 2),
-                     "one example (points)": round(100 / len(y), 2)})
+                     "one example (points)": round(100 / len(y), 2),
+                     "g-mean gap at the paper's accuracy": round(at["gap"], 4),
+                     "thresholds better than that": at["n_better"]})
     return pd.DataFrame(rows)
 
 
@@ -330,5 +335,49 @@ def flat_optimum_summary(flat: pd.DataFrame) -> dict:
             "out_not_in_range": "; ".join(
                 f"{r['set']} (paper {r['paper']}, range {r['accuracy range']}, one example = "
                 f"{r['one example (points)']} points)" for _, r in miss.iterrows()) or "none",
+            "gap_text": "; ".join(_gap_words(r) for _, r in miss.iterrows()) or "none",
             "widest": "none" if top is None else
             f"{top['set']} ({top['accuracy range']}, {top['share consistent']:.0%} consistent)"}
+
+
+def _gap_words(r) -> str:
+    gap, k = r.get("g-mean gap at the paper's accuracy"), r.get("thresholds better than that")
+    if gap is None or k is None:
+        return f"{r['set']}: not measured"
+    if not np.isfinite(gap):
+        return f"{r['set']}: no threshold gives the paper's accuracy"
+    return f"{r['set']}: {gap:.3f} below the best g-mean, with {k} thresholds better"
+
+
+def missing_rows_auc_range(frames: dict, dataset: str, n_missing: int, label: int, refs: dict,
+                           printed: float = 0.1) -> pd.DataFrame:
+    """What rows missing offline can do to an AUC: per metric (``frames``: column -> cached score frame with
+    ``label`` and ``score``), our AUC on the rows we have, and the lowest and highest AUC once ``n_missing``
+    rows of class ``label`` are added, all scored below every other row or all above it (the extremes any
+    scores of theirs could take, ties aside). The paper's value (``refs[column]`` = (table, column) at row
+    ``dataset``), read to its ``printed`` precision, is flagged when it lies in that range: then the
+    missing rows alone can account for the gap. AUCs × 100."""
+    from tfc.book import reference
+    from tfc.meta import roc_auc
+
+    if n_missing < 1 or label not in (0, 1):
+        raise ValueError(f"need n_missing >= 1 and label 0 or 1; got {n_missing!r}, {label!r}")
+    rows = []
+    for col, frame in frames.items():
+        f = frame[frame["dataset"] == dataset] if "dataset" in frame else frame
+        y, s = f["label"].to_numpy(int), f["score"].to_numpy(float)
+        if not len(y):
+            continue
+        add_y = np.r_[y, np.full(n_missing, label)]
+        lo_s, hi_s = np.r_[s, np.full(n_missing, s.min() - 1.0)], np.r_[s, np.full(n_missing, s.max() + 1.0)]
+        a, b = 100 * roc_auc(add_y, lo_s), 100 * roc_auc(add_y, hi_s)
+        lo, hi = min(a, b), max(a, b)
+        try:
+            paper = reference.value(refs[col][0], dataset, refs[col][1])
+        except KeyError:
+            paper = np.nan
+        rows.append({"metric": col, "dataset": dataset, "n": int(len(y)), "missing rows": n_missing,
+                     "paper": paper, "ours": round(100 * roc_auc(y, s), 2),
+                     "lowest with them": round(lo, 2), "highest with them": round(hi, 2),
+                     "paper in range": bool(np.isfinite(paper) and lo - printed / 2 <= paper <= hi + printed / 2)})
+    return pd.DataFrame(rows)

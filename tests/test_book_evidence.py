@@ -1,0 +1,61 @@
+"""The evidence helpers behind the ledger's miss register: hand-computed values on tiny frames."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tfc.book import reference
+
+
+def test_missing_rows_auc_range_hand_computed(monkeypatch):
+    """pos 0.9, 0.3 against neg 0.8, 0.1: AUC 3/4. Two more positives scored lowest: 3/8; highest: 7/8."""
+    from tfc.book.chapters import true as T
+
+    monkeypatch.setattr(reference, "value", lambda table, row, col: {"f1": 50.0, "bleu4": 90.0}[col])
+    f = pd.DataFrame({"label": [1, 0, 1, 0], "score": [0.9, 0.8, 0.3, 0.1]})
+    other = pd.concat([f.assign(dataset="mnbm"), f.assign(dataset="frank", label=[0, 1, 0, 1])])
+    out = T.missing_rows_auc_range({"f1": f, "bleu4": other}, "mnbm", 2, 1,
+                                   {"f1": ("TRUE-T3", "f1"), "bleu4": ("TRUE-T9", "bleu4")}).set_index("metric")
+    for m in ("f1", "bleu4"):                   # the frame's other dataset is left out
+        assert out.loc[m, "ours"] == 75.0 and out.loc[m, "n"] == 4
+        assert (out.loc[m, "lowest with them"], out.loc[m, "highest with them"]) == (37.5, 87.5)
+    assert out.loc["f1", "paper in range"] and not out.loc["bleu4", "paper in range"]
+    missing_neg = T.missing_rows_auc_range({"f1": f}, "mnbm", 2, 0, {"f1": ("TRUE-T3", "f1")}).iloc[0]
+    assert (missing_neg["lowest with them"], missing_neg["highest with them"]) == (37.5, 87.5)
+    for n, label in ((0, 1), (2, 2)):
+        with pytest.raises(ValueError, match="n_missing"):
+            T.missing_rows_auc_range({"f1": f}, "mnbm", n, label, {"f1": ("TRUE-T3", "f1")})
+
+
+def test_f1_normalisations_differ_only_in_their_one_step():
+    from tfc.book.chapters import data as st
+
+    n = st.F1_NORMALISATIONS
+    assert n["SQuAD (preset)"]("The cat's toy, a ball!") == ["cats", "toy", "ball"]
+    assert n["articles kept"]("The cat's toy, a ball!") == ["the", "cats", "toy", "a", "ball"]
+    assert n["punctuation to space"]("The cat's toy, a ball!") == ["cat", "s", "toy", "ball"]
+    assert n["case kept"]("The cat's toy, a ball!") == ["The", "cats", "toy", "ball"]
+    assert n["white space, lower-cased"]("The cat's toy, a ball!") == ["the", "cat's", "toy,", "a", "ball!"]
+
+
+def test_q2_t9_implied_sums_reads_the_printed_mean_backwards(monkeypatch):
+    """Two inconsistent responses of 5 + 3 characters and 3 + 2 tokens; a printed mean of 4.00 characters
+    over two responses allows exactly 8 (7.99 to 8.01), a printed 2.51 tokens allows 5.01 to 5.03: none."""
+    from tfc.book.chapters import data as st
+
+    df = pd.DataFrame({"split": ["dodeca_inconsistent"] * 2 + ["dodeca_consistent", "memnet_consistent"],
+                       "label": [0, 0, 1, 1], "generated": ["a b c", "d e", "f", "g h i j"]})
+    monkeypatch.setattr(st.D, "load", lambda name: df)
+    paper = {("inconsistent", "avg_chars"): 4.0, ("inconsistent", "avg_tokens"): 2.51,
+             ("consistent", "avg_chars"): 1.0, ("consistent", "avg_tokens"): 1.5}
+    monkeypatch.setattr(reference, "value", lambda table, row, col: paper[(row, col)])
+    out = st.q2_t9_implied_sums().set_index(["row", "column"])
+    assert out.loc[("inconsistent", "avg_chars"), "ours total"] == 8
+    assert out.loc[("inconsistent", "avg_chars"), "difference (paper − ours)"] == "+0"
+    assert out.loc[("inconsistent", "avg_tokens"), "spaCy tokens total"] == 5
+    assert out.loc[("inconsistent", "avg_tokens"), "paper total (from its mean)"] == "none"   # no integer fits
+    assert out.loc[("inconsistent", "avg_tokens"), "difference (paper − ours)"] == "n/a"
+    assert out.loc[("consistent", "avg_chars"), "n"] == 1                                     # dodeca only
+    assert np.isnan(out.loc[("consistent", "avg_chars"), "spaCy tokens total"])
+    assert out.loc[("consistent", "avg_chars"), "paper total (from its mean)"] == "1"
