@@ -392,6 +392,34 @@ def test_bleu4_config_errors():
         get("bleu4", max_ngram_order=0)
 
 
+def test_reference_generated_swaps_the_roles_in_every_lexical_scorer():
+    """``reference="generated"`` scores the grounding as the candidate: BLEU and the precision / recall components
+    change sides, the symmetric F-measures do not, and the default signature is unchanged. Hand-computed token F1
+    parts: grounding {cat, sat, mat} vs generated {cat, sat} -> P = 1, R = 2/3 (swapped: P = 2/3, R = 1)."""
+    from tfc.scorers import get
+    from tfc.scorers.lexical import bleu_parts
+
+    g = ["the cat sat on the mat near the old red house today", "a cat sat mat"]
+    h = ["the cat sat on the mat", "a cat sat"]
+    for name, kw in (("bleu4", {}), ("bleu4", {"smooth_method": "exp"}), ("rougeL", {"component": "precision"}),
+                     ("f1", {"component": "precision"})):
+        swapped = get(name, reference="generated", **kw).score(g, h, progress=False)
+        assert swapped == pytest.approx(get(name, **kw).score(h, g, progress=False)), (name, kw)
+        assert get(name, reference="generated", **kw).signature != get(name, **kw).signature
+        assert get(name, reference="grounding", **kw).signature == get(name, **kw).signature
+    assert get("f1", component="precision", reference="generated").score(g[1:], h[1:], progress=False)[0] == \
+        pytest.approx(2 / 3)
+    assert get("f1", component="recall", reference="generated").score(g[1:], h[1:], progress=False)[0] == pytest.approx(1.0)
+    assert get("f1").score(g, h, progress=False) == pytest.approx(get("f1", reference="generated").score(g, h, progress=False))
+    b = get("bleu4").score(g[:1], h[:1], progress=False)[0]
+    assert get("bleu4", reference="generated").score(g[:1], h[:1], progress=False)[0] != pytest.approx(b)
+    parts = bleu_parts(g, h, reference="generated")
+    assert parts["hyp_len"].tolist() == [12, 4] and parts["ref_len"].tolist() == [6, 3]
+    for name in ("f1", "rougeL", "bleu4", "f1-q2", "bleu-q2"):
+        with pytest.raises(ValueError, match="reference"):
+            get(name, reference="knowledge")
+
+
 def test_f1_q2_is_the_q2_papers_overlap_f1_hand_computed():
     """spaCy tokens, lower-cased, stop words and punctuation dropped: "The cat sat on the mat, in Paris." ->
     cat sat mat paris; "A cat sits in Paris!" -> cat sits paris; 2 shared: P 2/3, R 2/4, F1 4/7."""

@@ -1,6 +1,10 @@
 """Lexical overlap scorers: token F1, ROUGE-1/2/L (Google's ``rouge-score``) and BLEU-4 (``sacrebleu``).
 
-As in TRUE, the **grounding is the reference** and the generated text is the candidate.
+As in TRUE, the **grounding is the reference** and the generated text is the candidate. Every lexical
+config has ``reference="grounding"`` (the default, the preset) or ``"generated"``, which swaps the roles (the
+grounding is scored as the candidate); it matters for BLEU and for the precision / recall components, not
+for the symmetric F-measures, and is an analysis option, never a preset. (Until session 17 the field
+existed but was ignored: a non-default value changed the signature and nothing else.)
 
 Tokenisation (and why):
 
@@ -84,6 +88,7 @@ class TokenF1Config(ScorerConfig):
             raise ValueError(f"component must be one of {_COMPONENTS}; got {self.component!r}")
         if self.normalisation not in NORMALISATIONS:
             raise ValueError(f"normalisation must be one of {NORMALISATIONS}; got {self.normalisation!r}")
+        _check_reference(self.reference)
 
 
 def bag_prf(ref: list[str], cand: list[str]) -> tuple[float, float, float]:
@@ -132,6 +137,7 @@ class TokenF1(Scorer):
 
     def _score(self, groundings, generations, batch_size, progress):
         idx = _COMPONENTS.index(self.config.component)
+        groundings, generations = _as_reference(self.config, groundings, generations)
         if self.config.normalisation == "q2-spacy":
             toks = q2_tokens(list(groundings) + list(generations))
             n = len(groundings)
@@ -168,6 +174,23 @@ class RougeConfig(ScorerConfig):
     def __post_init__(self):
         if self.component not in _COMPONENTS:
             raise ValueError(f"component must be one of {_COMPONENTS}")
+        _check_reference(self.reference)
+
+
+_REFERENCES = ("grounding", "generated")
+
+
+def _check_reference(reference: str) -> None:
+    if reference not in _REFERENCES:
+        raise ValueError(f"reference must be one of {_REFERENCES} (which text is the reference), not {reference!r}")
+
+
+def _as_reference(config, groundings, generations) -> tuple[list, list]:
+    """(references, candidates): the grounding is the reference unless ``config.reference == "generated"``
+    (the roles swapped: the grounding is scored as the candidate against the generated text)."""
+    if config.reference == "generated":
+        return list(generations), list(groundings)
+    return list(groundings), list(generations)
 
 
 _TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased")
@@ -204,8 +227,9 @@ class Rouge(Scorer):
 
     def _score(self, groundings, generations, batch_size, progress):
         rt, comp = self.config.rouge_type, self.config.component
+        groundings, generations = _as_reference(self.config, groundings, generations)
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
-        # RougeScorer.score(target, prediction): the grounding is the target (reference)
+        # RougeScorer.score(target, prediction): the reference (the grounding by default) is the target
         return np.array([getattr(self._scorer.score(g, h)[rt], comp) for g, h in it])
 
 
@@ -228,6 +252,7 @@ class BleuConfig(ScorerConfig):
             raise ValueError(f"reference_case must be 'keep' or 'lower', not {self.reference_case!r}")
         if self.smooth_method not in _SMOOTH:
             raise ValueError(f"smooth_method must be one of {_SMOOTH}, not {self.smooth_method!r}")
+        _check_reference(self.reference)
         if self.smooth_method == "nltk" and not self.effective_order:
             raise ValueError("effective_order is sacrebleu's switch; NLTK's sentence_bleu has no such option "
                              "(use a sacrebleu smooth_method to turn it off)")
@@ -282,6 +307,7 @@ class Bleu(Scorer):
             log.setLevel(level)
 
     def _score(self, groundings, generations, batch_size, progress):
+        groundings, generations = _as_reference(self.config, groundings, generations)
         if self.config.reference_case == "lower":
             groundings = [g.lower() for g in groundings]
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
@@ -312,6 +338,7 @@ def bleu_parts(groundings, generations, **config) -> "pd.DataFrame":
 
     scorer = Bleu(**config).load()
     g, h = validate_inputs(groundings, generations)
+    g, h = _as_reference(scorer.config, g, h)
     if scorer.config.reference_case == "lower":
         g = [x.lower() for x in g]
     res = scorer._sacre(zip(g, h))
