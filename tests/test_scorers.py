@@ -460,3 +460,12 @@ def test_bleu_q2_is_the_q2_authors_corpus_bleu_call():
         == pytest.approx(want, abs=1e-12)
     with pytest.raises(ValueError, match="reference_case"):
         get("bleu4", reference_case="upper")
+
+
+def test_bertscore_idf_is_refused_rather_than_ignored():
+    """idf weights depend on the whole reference corpus (not batch invariant): the field keeps its default only."""
+    from tfc.scorers import get
+
+    with pytest.raises(ValueError, match="idf"):
+        get("bertscore", idf=True)
+    assert get("bertscore", idf=False).signature == get("bertscore").signature

@@ -52,6 +52,12 @@ class BERTScoreConfig(ScorerConfig):
             raise ValueError("component must be 'precision', 'recall' or 'f1'")
         if self.long_grounding not in ("chunk", "truncate"):
             raise ValueError("long_grounding must be 'chunk' or 'truncate'")
+        if self.idf:
+            # bert-score's idf weights come from the whole reference corpus given at construction, so a
+            # score would depend on which other rows share the call (no batch or cache invariance); the
+            # field stays for signature compatibility and only its default is accepted
+            raise ValueError("idf=True is not supported: bert-score's idf weights depend on the whole reference "
+                             "corpus, so per-pair scores would change with the batch; use idf=False")
 
 
 class BERTScore(ModelScorer):
@@ -73,7 +79,7 @@ class BERTScore(ModelScorer):
         c = self.config
         path = models.resolve(c.checkpoint)
         self._tok = models.load_tokenizer(c.checkpoint, c.revision)
-        self._scorer = BERTScorer(model_type=path, num_layers=c.num_layers, idf=False,
+        self._scorer = BERTScorer(model_type=path, num_layers=c.num_layers, idf=c.idf,
                                   rescale_with_baseline=c.rescale_with_baseline,
                                   device=models.resolve_device(c.device), lang="en")
         self._max_len = c.max_length or min(int(self._tok.model_max_length), 100_000)
