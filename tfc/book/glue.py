@@ -525,6 +525,7 @@ KEYS: dict[str, str] = {
     "scorers_bleu_t5_mean": "mean AUC of BLEU-4 with T5's sacrebleu call (intl, exp, no effective order)",
     "scorers_bleu_swapped_n_within_1": "BLEU-4 with the roles swapped: TRUE Table 9 cells within 1 point",
     "scorers_bleu_preset_n_within_1": "BLEU-4 as published: TRUE Table 9 cells within 1 point",
+    "scorers_bleu_q2_n_within_1": "the Q2 authors' BLEU call: TRUE Table 9 cells within 1 point",
     "scorers_variants_n_within_1": "per lexical configuration, TRUE cells within 1 point",
     "scorers_cause_table": "each lexical cell outside 1 point: ties, tie-breaking AUC range, other configurations",
     "scorers_cause_n": "lexical cells outside 1 point",
