@@ -506,3 +506,65 @@ def test_book_build_reads_cold_and_warm_runs_and_old_results(tmp_path, monkeypat
     (tmp_path / "bench_book_default.json").write_text(json.dumps({"platform": "P", **run}))   # before cold/warm
     df, texts = bench.book_build()
     assert texts["perf_book_cold"] == "not measured" and set(df["run"]) == {"one run"}
+
+
+def _bench_book():
+    import importlib.util
+
+    from tfc.config import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_book", REPO_ROOT / "benchmarks" / "bench_book.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_staged_reproduce_timing_adds_up_only_when_every_stage_is_measured(tmp_path):
+    """make reproduce measured in pieces (a lent GPU runs 10 minutes a command): stages merge into one record,
+    a re-measured stage replaces the old one, and the total is complete only with every stage and notebook."""
+    bb = _bench_book()
+    path = tmp_path / "bench_reproduce_cuda.json"
+    rec = bb.merge_stage(path, "train", 120.04, "H100", all_notebooks=["01_data", "04_q2"])
+    assert not rec["complete"] and rec["total_seconds"] == 120.0
+    assert rec["missing"] == ["score", "html", "notebook 01_data", "notebook 04_q2"]
+    bb.merge_stage(path, "notebooks", 0, "H100", [{"notebook": "01_data", "seconds": 30.0}])
+    bb.merge_stage(path, "score", 200.0, "H200")
+    bb.merge_stage(path, "train", 100.0, "H100")                        # measured again: replaces
+    bb.merge_stage(path, "html", 50.0, "H100")
+    rec = bb.merge_stage(path, "notebooks", 0, "H100", [{"notebook": "04_q2", "seconds": 20.0}])
+    assert rec["complete"] and rec["missing"] == [] and rec["total_seconds"] == 400.0
+    assert rec["devices"] == ["H100", "H200"] and "more than one device" in rec["note"]
+    assert json.loads(path.read_text())["total_seconds"] == 400.0 and not path.with_suffix(".tmp").exists()
+    with pytest.raises(ValueError, match="stage"):
+        bb.merge_stage(path, "book", 1.0, "H100")
+    assert bb.stage_command("notebooks", "cuda", ["01_data"]) == ["book", "run", "--mode", "full", "--device", "cuda",
+                                                                  "--only", "01_data"]
+    assert bb.stage_command("train", None, None) == ["train", "reproduce", "--skip-scoring"]
+    assert bb.stage_command("score", "cuda", None)[-3:] == ["--skip-training", "--device", "cuda"]
+
+
+def test_reproduce_refuses_skipping_both_halves():
+    from click.testing import CliRunner
+
+    from tfc.cli.train_inhouse import reproduce_cmd
+
+    res = CliRunner().invoke(reproduce_cmd, ["--skip-training", "--skip-scoring"])
+    assert res.exit_code != 0 and "nothing to do" in res.output
+
+
+def test_reproduce_text_reads_staged_records(tmp_path, monkeypatch):
+    from tfc.book.chapters import performance as bench
+
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    assert bench.reproduce_text() == "`make reproduce` has not been timed on any device yet."
+    bb = _bench_book()
+    bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "train", 300.0, "H100", all_notebooks=["a"])
+    text = bench.reproduce_text()
+    assert "on H100: partial, 5.0 min" in text and "3 still missing (score, html, notebook a)" in text
+    for st in ("score", "html"):
+        bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", st, 300.0, "H100")
+    bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "notebooks", 0, "H100", [{"notebook": "a", "seconds": 600}])
+    assert bench.reproduce_text() == "`make reproduce`, on H100: 25.0 min over every stage, over the 20-minute target."
+    (tmp_path / "bench_reproduce_x.json").write_text("{broken")
+    with pytest.raises(ValueError, match="not a readable"):
+        bench.reproduce_text()

@@ -488,6 +488,7 @@ KEYS: dict[str, str] = {
     "perf_summac_verdict": "whether summac-zs meets its speed target against the summac package (words)",
     "perf_bertscore_verdict": "whether bertscore meets its speed target against bert-score (words)",
     "perf_alignscore_verdict": "whether alignscore meets its speed target against the reference loop (words)",
+    "perf_reproduce_text": "make reproduce on a GPU: the staged measurement's status per device",
     "perf_gpu_alignscore": "tfc alignscore against the per-example loop on a GPU (bench_peers --device cuda): seconds, ratios, the 10x target",
     "perf_alignscore_fast_ratio": "reference loop seconds / tfc alignscore seconds with the fast preset (same runs of the loop)",
     "perf_alignscore_fast_pearson": "Pearson r of the fast preset's alignscore scores with the reference loop's",

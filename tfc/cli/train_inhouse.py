@@ -217,14 +217,18 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings):
 @click.option("--device", default=None, help="cpu or cuda (default: TFC_DEVICE, else cuda if present)")
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
 @click.option("--skip-training", is_flag=True, help="only rescore (the checkpoints must be installed)")
+@click.option("--skip-scoring", is_flag=True,
+              help="only retrain and write the records (with --skip-training: nothing to do, an error)")
 @click.pass_context
-def reproduce_cmd(ctx, device, threads, skip_training):
+def reproduce_cmd(ctx, device, threads, skip_training, skip_scoring):
     """Retrain tfc/nli-minilm and tfc/alignscore-minilm, write their records (results/models/), and rescore
     every plan of `tfc train score-inhouse` into the cache. A retrained checkpoint has a new identity, so
     its scores land under new signatures beside the committed ones."""
     from tfc import models
     from tfc.runs import inhouse
 
+    if skip_training and skip_scoring:
+        raise click.UsageError("--skip-training with --skip-scoring leaves nothing to do")
     if not skip_training:
         for name, cmd in (("nli-minilm", nli_cmd), ("alignscore-minilm", alignscore_cmd)):
             # the committed record's settings; a run that stopped on its time budget is repeated with its
@@ -241,7 +245,8 @@ def reproduce_cmd(ctx, device, threads, skip_training):
                        sample=None, synthetic=None, out=None, name=None, mix_file=None, save_dtype=None)
     for name in ("nli-minilm", "alignscore-minilm"):
         click.echo(f"record: {inhouse.write_record(name, retrain=name.split('-')[0])}")
-    ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
+    if not skip_scoring:
+        ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 
 
 @click.command("aggregation")

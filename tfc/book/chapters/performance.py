@@ -335,3 +335,29 @@ def smoke_summary(smoke: list[dict]) -> str:
     """``bench_gpu``'s scorer smoke rows as one line: ``nli/float32 ok, bertscore/float32 skipped, ...``."""
     state = {True: "ok", False: "FAILED", None: "skipped"}
     return ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in smoke)
+
+
+def reproduce_text(target_minutes: float = 20.0) -> str:
+    """One sentence on ``make reproduce``'s measured time per device, from the staged records
+    ``bench_reproduce_<device>.json`` that ``benchmarks/bench_book.py --reproduce --stage ...`` writes: complete
+    (every stage and notebook measured: the sum against the target) or partial (what is missing), or not
+    measured."""
+    files = sorted(results_dir().glob("bench_reproduce_*.json"))
+    if not files:
+        return "`make reproduce` has not been timed on any device yet."
+    parts = []
+    for f in files:
+        try:
+            r = json.loads(f.read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{f}: not a readable staged record ({e})") from e
+        dev = ", ".join(r.get("devices", [])) or f.stem.removeprefix("bench_reproduce_")
+        minutes = r.get("total_seconds", 0.0) / 60
+        if r.get("complete"):
+            verdict = "within" if minutes <= target_minutes else "over"
+            parts.append(f"on {dev}: {minutes:.1f} min over every stage, {verdict} the {target_minutes:.0f}-minute target")
+        else:
+            miss = r.get("missing", [])
+            parts.append(f"on {dev}: partial, {minutes:.1f} min over the stages measured so far; "
+                         f"{len(miss)} still missing ({', '.join(miss[:4])}{', ...' if len(miss) > 4 else ''})")
+    return "`make reproduce`, " + "; ".join(parts) + "."
