@@ -59,3 +59,15 @@ def test_q2_t9_implied_sums_reads_the_printed_mean_backwards(monkeypatch):
     assert out.loc[("consistent", "avg_chars"), "n"] == 1                                     # dodeca only
     assert np.isnan(out.loc[("consistent", "avg_chars"), "spaCy tokens total"])
     assert out.loc[("consistent", "avg_chars"), "paper total (from its mean)"] == "1"
+
+
+def test_q2_paper_rows_in_true_counts_pairs_and_labels(monkeypatch):
+    """Three released rows: one in TRUE's set with its label, one there with the other label, one absent."""
+    from tfc import data
+    from tfc.book.chapters import qgqa as T
+
+    paper = pd.DataFrame({"grounding": ["k1", "k2", "k3"], "generated": ["r1", "r2", "r3"], "label": [1, 0, 1]})
+    true = pd.DataFrame({"grounding": ["k1", "k2", "k2", "k9"], "generated": ["r1", "r2", "r2", "r9"],
+                         "label": [1, 1, 1, 0]})
+    monkeypatch.setattr(data, "load", lambda name: {"q2_paper": paper, "q2": true}[name])
+    assert T.q2_paper_rows_in_true() == {"rows": 3, "in_true": 2, "same_label": 1}
