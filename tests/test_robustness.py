@@ -556,7 +556,7 @@ def test_reproduce_text_reads_staged_records(tmp_path, monkeypatch):
     from tfc.book.chapters import performance as bench
 
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
-    assert bench.reproduce_text() == "`make reproduce` has not been timed on any device yet."
+    assert bench.reproduce_text() == "make reproduce has not been timed on any device yet."
     bb = _bench_book()
     bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "train", 300.0, "H100", all_notebooks=["a"])
     text = bench.reproduce_text()
@@ -564,7 +564,7 @@ def test_reproduce_text_reads_staged_records(tmp_path, monkeypatch):
     for st in ("score", "html"):
         bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", st, 300.0, "H100")
     bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "notebooks", 0, "H100", [{"notebook": "a", "seconds": 600}])
-    assert bench.reproduce_text() == "`make reproduce`, on H100: 25.0 min over every stage, over the 20-minute target."
+    assert bench.reproduce_text() == "make reproduce, on H100: 25.0 min over every stage, over the 20-minute target."
     (tmp_path / "bench_reproduce_x.json").write_text("{broken")
     with pytest.raises(ValueError, match="not a readable"):
         bench.reproduce_text()

@@ -344,7 +344,7 @@ def reproduce_text(target_minutes: float = 20.0) -> str:
     measured."""
     files = sorted(results_dir().glob("bench_reproduce_*.json"))
     if not files:
-        return "`make reproduce` has not been timed on any device yet."
+        return "make reproduce has not been timed on any device yet."
     parts = []
     for f in files:
         try:
@@ -360,4 +360,4 @@ def reproduce_text(target_minutes: float = 20.0) -> str:
             miss = r.get("missing", [])
             parts.append(f"on {dev}: partial, {minutes:.1f} min over the stages measured so far; "
                          f"{len(miss)} still missing ({', '.join(miss[:4])}{', ...' if len(miss) > 4 else ''})")
-    return "`make reproduce`, " + "; ".join(parts) + "."
+    return "make reproduce, " + "; ".join(parts) + "."
