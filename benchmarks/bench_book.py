@@ -118,8 +118,8 @@ def run_stage(args) -> dict:
         tpath = ROOT / "book" / "generated" / "timings.json"
         rows = [r for r in json.loads(tpath.read_text()) if r.get("mode") == "full"] if tpath.is_file() else []
         done = set(args.only or all_nb)
-        per_nb = [r for r in rows if r["notebook"].removesuffix(".ipynb") in done]
-        per_nb = [{"notebook": r["notebook"].removesuffix(".ipynb"), "seconds": r["seconds"]} for r in per_nb]
+        per_nb = [{"notebook": stem, "seconds": r["seconds"]} for r in rows
+                  if (stem := r["notebook"].removesuffix(".ipynb")) in done]
     out = HERE / "results" / f"bench_reproduce_{device}.json"
     rec = merge_stage(out, args.stage, seconds, device_name(args.device), per_nb, all_nb)
     print(json.dumps({k: rec[k] for k in ("total_seconds", "complete", "missing", "devices")}, indent=1))

