@@ -135,6 +135,15 @@ def test_one_preset_per_cell_other_configurations_are_not_counted():
     assert ledger.is_as_published(scorers.get("bleu4").signature)
     assert not ledger.is_as_published(scorers.get("bleu4", smooth_method="floor").signature)
     assert ledger.is_as_published("") and ledger.is_as_published("tfc.book.chapters.data")
+    # a separately registered scorer (TRUE Table 8's ROUGE-L code) is its own as-published preset
+    assert ledger.is_as_published(scorers.get("rougeL-coco").signature)
+    assert not ledger.is_as_published(scorers.get("rougeL", tokenizer="space-cased", beta=1.2).signature)
+
+
+def test_tolerance_per_table():
+    assert ledger.tolerance("TRUE-T9") == 0.5 and ledger.tolerance("TRUE-T8") == 0.005
+    with pytest.raises(KeyError, match="NOPE"):
+        ledger.tolerance("NOPE")
 
 
 def test_constants_are_not_comparisons():

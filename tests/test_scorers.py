@@ -308,6 +308,43 @@ def test_bleu_effective_order_field_keeps_old_signatures():
     assert r[0] == pytest.approx(2 / 3)   # "The" and "the" differ when case is kept
 
 
+def _coco_rouge_l(candidate: str, reference: str, beta: float = 1.2) -> float:
+    """pycocoevalcap's Rouge.calc_score for one reference, restated (split on " ", LCS, F_beta)."""
+    c, r = candidate.split(" "), reference.split(" ")
+    table = [[0] * (len(c) + 1) for _ in range(len(r) + 1)]
+    for i in range(1, len(r) + 1):
+        for j in range(1, len(c) + 1):
+            table[i][j] = table[i - 1][j - 1] + 1 if r[i - 1] == c[j - 1] else max(table[i - 1][j], table[i][j - 1])
+    lcs = table[-1][-1]
+    p, rec = lcs / len(c), lcs / len(r)
+    return 0.0 if p == 0 or rec == 0 else (1 + beta ** 2) * p * rec / (rec + beta ** 2 * p)
+
+
+def test_rouge_l_coco_hand_checked():
+    from tfc.scorers import get
+
+    s = get("rougeL-coco")
+    # reference 6 tokens, candidate 4, LCS 4: P = 1, R = 2/3, F_1.2 = 2.44 * (2/3) / (2/3 + 1.44)
+    assert s.score(["the cat sat on the mat"], ["the cat on mat"], progress=False)[0] == pytest.approx(
+        2.44 * (2 / 3) / (2 / 3 + 1.44))
+    g = ["The cat sat.", "Paris is  the capital of France .", "no match here", "a b c d e f g"]
+    h = ["the cat sat.", "the capital of France is Paris", "nothing", "g f e d c b a"]
+    got = s.score(g, h, progress=False)
+    assert got == pytest.approx([_coco_rouge_l(c, r) for r, c in zip(g, h)])
+    assert got[0] == pytest.approx(2 / 3)        # case kept: "The" != "the", so P = R = 2/3 whatever beta
+    assert got[2] == 0.0
+    # beta = 1 on the same tokens is the plain F-measure of the library
+    assert get("rougeL", tokenizer="space-cased", beta=1.0).score(g, h, progress=False) == pytest.approx(
+        [_coco_rouge_l(c, r, beta=1.0) for r, c in zip(g, h)])
+    assert s.signature.startswith("rougeL-coco.") and s.signature != get("rougeL", tokenizer="space-cased").signature
+    assert get("rougeL").signature == get("rougeL", beta=1.0).signature          # the new field keeps old caches
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="beta"):
+            get("rougeL", beta=bad)
+    with pytest.raises(ValueError, match="tokenizer"):
+        get("rougeL", tokenizer="spaces")
+
+
 def test_length_batches_hand_checked():
     from tfc.scorers.base import length_batches
 

@@ -291,6 +291,14 @@ def status_table() -> pd.DataFrame:
     return st
 
 
+def tolerance(table: str) -> float:
+    """The ledger's tolerance for ``table`` (``ledger_status.csv``); KeyError for a table it does not list."""
+    tol = status_table().set_index("table")["tolerance"]
+    if table not in tol.index:
+        raise KeyError(f"{table!r} is not in {STATUS_CSV.name}")
+    return float(tol[table])
+
+
 def counted(records: pd.DataFrame) -> pd.DataFrame:
     """The records that enter the counts: both numbers present, a table role, and (for reproductions)
     the ``as-published`` preset. Adds ``counted_role``: the role, or ``other-config`` for a reproduction

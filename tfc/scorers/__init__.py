@@ -6,7 +6,7 @@
 >>> from tfc.results.dataset import score_dataset
 >>> score_dataset("f1", "frank")              # DataFrame id, label, score (cached, resumable)
 
-Registry names: ``f1, f1-q2, rouge1, rouge2, rougeL, bleu4, bleu-q2, bertscore, nli, summac-zs, summac-conv,
+Registry names: ``f1, f1-q2, rouge1, rouge2, rougeL, rougeL-coco, bleu4, bleu-q2, bertscore, nli, summac-zs, summac-conv,
 ensemble, alignscore, wecheck, qags, q2`` and ``imported:<source>/<metric>``. Names in ``RESERVED`` (none
 left) belong to later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
 ``preset="improved"`` where the two differ, or ``preset="fast"`` (as published, with bf16 weights in the model
@@ -25,6 +25,8 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     "rouge1": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rouge1"}),
     "rouge2": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rouge2"}),
     "rougeL": ("tfc.scorers.lexical:Rouge", {"rouge_type": "rougeL"}),
+    "rougeL-coco": ("tfc.scorers.lexical:CocoRougeL", {"rouge_type": "rougeL", "tokenizer": "space-cased",
+                                                       "beta": 1.2}),
     "bleu4": ("tfc.scorers.lexical:Bleu", {}),
     "bleu-q2": ("tfc.scorers.lexical:Q2Bleu", {"smooth_method": "exp", "effective_order": False,
                                                "reference_case": "lower"}),

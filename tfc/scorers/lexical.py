@@ -18,6 +18,10 @@ Tokenisation (and why):
   ``tokenizer="whitespace"`` (lower-cased white-space split, punctuation kept attached) and
   ``tokenizer="whitespace-cased"`` (plain ``str.split``, case kept) are alternatives examined in the
   TRUE and data chapters, never the preset.
+* ``rougeL-coco`` -- ROUGE-L as the COCO caption evaluation computes it (pycocoevalcap's ``Rouge``): case-kept
+  tokens split on single spaces, F_beta with beta = 1.2. A separate scorer, not a preset of ``rougeL``: it is
+  the code TRUE's Table 8 overlap means match (18 of 18 cells within the printed precision, data chapter),
+  while its Table 9 AUCs match ``rougeL`` and not this one, so the paper used two ROUGE-L implementations.
 * ``bleu4`` -- sentence-level BLEU-4 with ``sacrebleu``'s default ``13a`` tokenisation, case-sensitive,
   in [0, 1]. TRUE names no implementation and cites only Papineni et al. (2002), whose BLEU has no
   smoothing. The as-published preset is ``smooth_method="nltk"``: NLTK's ``sentence_bleu`` at its
@@ -169,18 +173,25 @@ class Q2OverlapF1(TokenF1):
 
 @dataclass(frozen=True)
 class RougeConfig(ScorerConfig):
-    ADDED = {"tokenizer": "rouge_score"}
+    ADDED = {"tokenizer": "rouge_score", "beta": 1.0}
 
     rouge_type: str = "rougeL"
     component: str = "fmeasure"
     use_stemmer: bool = False
     reference: str = "grounding"
-    tokenizer: str = "rouge_score"   # or "whitespace" / "whitespace-cased" (analysis only)
+    tokenizer: str = "rouge_score"   # or "whitespace" / "whitespace-cased" / "space-cased" (see _TOKENIZERS)
+    # F-measure weight: F_beta = (1 + beta^2) P R / (R + beta^2 P); beta > 1 weighs recall (of the reference's
+    # tokens) more. 1.0 is rouge-score's F1; the COCO caption evaluation's ROUGE-L uses 1.2 (``rougeL-coco``).
+    beta: float = 1.0
 
     def __post_init__(self):
         if self.component not in _COMPONENTS:
             raise ValueError(f"component must be one of {_COMPONENTS}")
         _check_reference(self.reference)
+        if self.tokenizer not in _TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {_TOKENIZERS}, not {self.tokenizer!r}")
+        if not (isinstance(self.beta, (int, float)) and np.isfinite(self.beta) and self.beta > 0):
+            raise ValueError(f"beta must be a finite number > 0, not {self.beta!r}")
 
 
 _REFERENCES = ("grounding", "generated")
@@ -199,18 +210,30 @@ def _as_reference(config, groundings, generations) -> tuple[list, list]:
     return list(groundings), list(generations)
 
 
-_TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased")
+# "rouge_score": the library's own (lower-case, non-alphanumerics to spaces); "whitespace" / "whitespace-cased":
+# ``str.split()`` lower-cased / as is; "space-cased": ``str.split(" ")`` as is, the COCO caption evaluation's
+# split (pycocoevalcap's ``Rouge``), which keeps an empty token for each extra space, as that code does.
+_TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased", "space-cased")
 
 
 class _WhitespaceTokenizer:
     """Split on white space; punctuation stays attached to words (as ``"said."``). Lower-cased unless
-    ``cased``."""
+    ``cased``; on single spaces only (``str.split(" ")``) when ``single_space``."""
 
-    def __init__(self, cased: bool = False):
-        self.cased = cased
+    def __init__(self, cased: bool = False, single_space: bool = False):
+        self.cased, self.sep = cased, (" " if single_space else None)
 
     def tokenize(self, text):
-        return (text if self.cased else text.lower()).split()
+        return (text if self.cased else text.lower()).split(self.sep)
+
+
+def f_beta(precision: float, recall: float, beta: float) -> float:
+    """F_beta = (1 + beta^2) P R / (R + beta^2 P), 0 when P or R is 0 (as pycocoevalcap's ``Rouge`` and
+    rouge-score's ``fmeasure`` both define it). rouge-score only offers beta = 1, hence these three lines."""
+    if precision <= 0 or recall <= 0:
+        return 0.0
+    b2 = beta * beta
+    return (1 + b2) * precision * recall / (recall + b2 * precision)
 
 
 class Rouge(Scorer):
@@ -220,23 +243,40 @@ class Rouge(Scorer):
 
     def __init__(self, config=None, **overrides):
         super().__init__(config, **overrides)
-        self.name = self.config.rouge_type  # registry names rouge1 / rouge2 / rougeL
+        if type(self) is Rouge:
+            self.name = self.config.rouge_type  # registry names rouge1 / rouge2 / rougeL
 
     def _load(self):
         from rouge_score import rouge_scorer
 
         c = self.config
-        if c.tokenizer not in _TOKENIZERS:
-            raise ValueError(f"tokenizer must be one of {_TOKENIZERS}")
-        tok = None if c.tokenizer == "rouge_score" else _WhitespaceTokenizer(cased=c.tokenizer == "whitespace-cased")
+        tok = None if c.tokenizer == "rouge_score" else _WhitespaceTokenizer(
+            cased=c.tokenizer != "whitespace", single_space=c.tokenizer == "space-cased")
         self._scorer = rouge_scorer.RougeScorer([c.rouge_type], use_stemmer=c.use_stemmer, tokenizer=tok)
 
+    def _value(self, s) -> float:
+        c = self.config
+        if c.component == "fmeasure" and c.beta != 1.0:
+            return f_beta(s.precision, s.recall, c.beta)
+        return getattr(s, c.component)
+
     def _score(self, groundings, generations, batch_size, progress):
-        rt, comp = self.config.rouge_type, self.config.component
+        rt = self.config.rouge_type
         groundings, generations = _as_reference(self.config, groundings, generations)
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
         # RougeScorer.score(target, prediction): the reference (the grounding by default) is the target
-        return np.array([getattr(self._scorer.score(g, h)[rt], comp) for g, h in it])
+        return np.array([self._value(self._scorer.score(g, h)[rt]) for g, h in it])
+
+
+class CocoRougeL(Rouge):
+    """``rougeL-coco``: ROUGE-L as the COCO caption evaluation computes it (pycocoevalcap's ``Rouge``, also
+    the one in Maluuba's nlg-eval): the longest common subsequence of the case-kept tokens split on single
+    spaces, combined as F_beta with beta = 1.2 (recall weighted). Registered with ``tokenizer="space-cased"``,
+    ``beta=1.2``; the LCS is rouge-score's, which equals pycocoevalcap's ``my_lcs`` (that package is a 100 MB
+    wheel of Java tools, so it is not a dependency). TRUE's Table 8 overlap means match it (the data chapter),
+    while TRUE's Table 9 AUCs match ``rougeL``: the two tables used different ROUGE-L code."""
+
+    name = "rougeL-coco"
 
 
 @dataclass(frozen=True)
