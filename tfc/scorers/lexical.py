@@ -189,7 +189,7 @@ class RougeConfig(ScorerConfig):
             raise ValueError(f"component must be one of {_COMPONENTS}")
         _check_reference(self.reference)
         if self.tokenizer not in _TOKENIZERS:
-            raise ValueError(f"tokenizer must be one of {_TOKENIZERS}, not {self.tokenizer!r}")
+            raise ValueError(f"tokenizer must be one of {tuple(_TOKENIZERS)}, not {self.tokenizer!r}")
         if not (isinstance(self.beta, (int, float)) and np.isfinite(self.beta) and self.beta > 0):
             raise ValueError(f"beta must be a finite number > 0, not {self.beta!r}")
 
@@ -210,10 +210,12 @@ def _as_reference(config, groundings, generations) -> tuple[list, list]:
     return list(groundings), list(generations)
 
 
-# "rouge_score": the library's own (lower-case, non-alphanumerics to spaces); "whitespace" / "whitespace-cased":
-# ``str.split()`` lower-cased / as is; "space-cased": ``str.split(" ")`` as is, the COCO caption evaluation's
-# split (pycocoevalcap's ``Rouge``), which keeps an empty token for each extra space, as that code does.
-_TOKENIZERS = ("rouge_score", "whitespace", "whitespace-cased", "space-cased")
+# name -> the _WhitespaceTokenizer's (cased, single_space), or None for rouge-score's own tokenizer (lower-case,
+# non-alphanumerics to spaces). "whitespace" / "whitespace-cased": ``str.split()`` lower-cased / as is;
+# "space-cased": ``str.split(" ")`` as is, the COCO caption evaluation's split (pycocoevalcap's ``Rouge``), which
+# keeps an empty token for each extra space, as that code does.
+_TOKENIZERS = {"rouge_score": None, "whitespace": (False, False), "whitespace-cased": (True, False),
+               "space-cased": (True, True)}
 
 
 class _WhitespaceTokenizer:
@@ -250,8 +252,8 @@ class Rouge(Scorer):
         from rouge_score import rouge_scorer
 
         c = self.config
-        tok = None if c.tokenizer == "rouge_score" else _WhitespaceTokenizer(
-            cased=c.tokenizer != "whitespace", single_space=c.tokenizer == "space-cased")
+        split = _TOKENIZERS[c.tokenizer]
+        tok = None if split is None else _WhitespaceTokenizer(*split)
         self._scorer = rouge_scorer.RougeScorer([c.rouge_type], use_stemmer=c.use_stemmer, tokenizer=tok)
 
     def _value(self, s) -> float:

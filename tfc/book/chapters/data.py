@@ -82,14 +82,19 @@ def true_overlap(names: list[str] | None = None, sample: int | None = None, seed
     return pd.DataFrame(out)
 
 
+def _q2_paper_rows(systems) -> pd.DataFrame:
+    """The Q² paper's annotated rows of the dialogue ``systems`` (the split's prefix: ``dodeca``, ``memnet``)."""
+    df = D.load("q2_paper")
+    return df[df["split"].str.split("_").str[0].isin(systems)]
+
+
 def q2_response_lengths(method: str = "whitespace", systems=("dodeca",)) -> pd.DataFrame:
     """Q² Table 9: average characters and tokens of consistent / inconsistent responses.
 
     Computed on the Q² paper's annotated files of ``systems`` (the text reads the table as dodeca
     outputs); the "random" row has no data offline.
     """
-    df = D.load("q2_paper")
-    df = df[df["split"].str.split("_").str[0].isin(systems)]
+    df = _q2_paper_rows(systems)
     out = []
     for lab, row in ((0, "inconsistent"), (1, "consistent")):
         g = df.loc[df["label"] == lab, "generated"]
@@ -108,8 +113,7 @@ def q2_t9_implied_sums(systems=("dodeca",), printed: float = 0.01) -> pd.DataFra
 
     from tfc.scorers.lexical import _q2_nlp
 
-    df = D.load("q2_paper")
-    df = df[df["split"].str.split("_").str[0].isin(systems)]
+    df = _q2_paper_rows(systems)
     nlp = _q2_nlp()
     out = []
     for lab, row in ((0, "inconsistent"), (1, "consistent")):
@@ -146,18 +150,33 @@ def f1_normalisation_variants(names: list[str] | None = None, sample: int | None
     """TRUE Table 8's mean token F1 of consistent (``pos``) and inconsistent (``neg``) targets under each of
     :data:`F1_NORMALISATIONS`: ``dataset, cell, normalisation, ours, paper, delta, within`` (``within``:
     |Δ| ≤ ``tolerance``, the table's printed precision)."""
+    variants = {label: (lambda n, d, norm=norm: [bag_prf(norm(g), norm(h))[2]
+                                                 for g, h in zip(d["grounding"], d["generated"])])
+                for label, norm in F1_NORMALISATIONS.items()}
+    return _t8_variant_means(names or D.TRUE_TEXT, variants, "f1", "normalisation", tolerance, sample, seed)
+
+
+def _t8_variant_means(names, variants: dict, metric: str, kind: str, tolerance: float,
+                      sample: int | None, seed: int) -> pd.DataFrame:
+    """TRUE Table 8's pos / neg mean of ``metric`` per set under each variant (``variants``: label ->
+    ``f(name, frame)`` giving one score per row of the loaded set), beside the paper's:
+    ``dataset, cell, <kind>, ours, paper, delta, within`` (|Δ| ≤ ``tolerance``)."""
+    from tfc.book.ledger import TOLERANCE_EPS
+
     pub = reference.load("TRUE-T8").set_index(["row", "column"])["value"]
     rows = []
-    for n in names or D.TRUE_TEXT:
+    for n in names:
         d = D.load(n, sample=sample, seed=seed)
         pos = (d["label"] == 1).to_numpy()
-        for label, norm in F1_NORMALISATIONS.items():
-            v = np.array([bag_prf(norm(g), norm(h))[2] for g, h in zip(d["grounding"], d["generated"])])
-            for cell, val in (("pos_f1", v[pos].mean()), ("neg_f1", v[~pos].mean())):
-                rows.append({"dataset": n, "cell": cell, "normalisation": label, "ours": float(val),
-                             "paper": float(pub[(n, cell)]), "delta": float(val - pub[(n, cell)])})
+        for label, score in variants.items():
+            v = np.asarray(score(n, d), float)
+            for cls, m in (("pos", pos), ("neg", ~pos)):
+                cell = f"{cls}_{metric}"
+                rows.append({"dataset": n, "cell": cell, kind: label, "ours": float(v[m].mean()),
+                             "paper": float(pub.get((n, cell), float("nan")))})
     out = pd.DataFrame(rows)
-    out["within"] = out["delta"].abs() <= tolerance + 1e-9
+    out["delta"] = out["ours"] - out["paper"]
+    out["within"] = out["delta"].abs() <= tolerance + TOLERANCE_EPS
     return out
 
 
@@ -189,21 +208,14 @@ ROUGE_L_TOKENS = {"rouge-score, F1 (TRUE Table 9's)": ("rougeL", {}),
                   "COCO: space cased, F beta 1.2 (Table 8's)": (T8_ROUGE_L, {})}
 
 
-def rouge_l_by_tokens(names: list[str], sample: int | None = None, seed: int = 0) -> pd.DataFrame:
+def rouge_l_by_tokens(names: list[str], sample: int | None = None, seed: int = 0,
+                      tolerance: float = 0.005) -> pd.DataFrame:
     """TRUE Table 8's mean ROUGE-L of the consistent (``pos``) and inconsistent (``neg``) rows per set,
-    ours with each of :data:`ROUGE_L_TOKENS` beside the paper's: ``dataset, cell, tokens, ours, paper, delta``.
+    ours with each of :data:`ROUGE_L_TOKENS` beside the paper's: ``dataset, cell, tokens, ours, paper, delta,
+    within`` (|Δ| ≤ ``tolerance``, the ledger's for the table).
     The three ROUGE-L codes separate the two differences: case-kept white-space tokens (as against
     rouge-score's lower-cased alphanumeric ones), then the recall-weighted F-measure of the COCO code."""
-    pub = reference.load("TRUE-T8").set_index(["row", "column"])["value"]
-    rows = []
-    for n in names:
-        d = D.load(n, sample=sample, seed=seed)
-        pos = (d["label"] == 1).to_numpy()
-        for label, (name, kw) in ROUGE_L_TOKENS.items():
-            v = RD.score_dataset(S.get(name, **kw), n, sample=sample, seed=seed)["score"].to_numpy()
-            for cls, m in (("pos", pos), ("neg", ~pos)):
-                rows.append({"dataset": n, "cell": f"{cls}_rouge_l", "tokens": label, "ours": float(v[m].mean()),
-                             "paper": float(pub.get((n, f"{cls}_rouge_l"), float("nan")))})
-    out = pd.DataFrame(rows)
-    out["delta"] = out["ours"] - out["paper"]
-    return out
+    variants = {label: (lambda n, d, name=name, kw=kw: RD.score_dataset(S.get(name, **kw), n, sample=sample,
+                                                                         seed=seed)["score"].to_numpy())
+                for label, (name, kw) in ROUGE_L_TOKENS.items()}
+    return _t8_variant_means(names, variants, "rouge_l", "tokens", tolerance, sample, seed)

@@ -301,7 +301,7 @@ def accuracy_flat_optimum(frame: pd.DataFrame, datasets, column: str, table: str
     from tfc.meta import gmean_accuracy_range, gmean_gap_at_accuracy, tuned_accuracy
     from tfc.results.tables import per_dataset
 
-    tol_table = ledger.status_table().set_index("table")["tolerance"].get(table, 0.5)
+    tol_table = ledger.tolerance(table)
     rows = []
     for _, d, y, s, _ in per_dataset({column: frame}, datasets):
         try:
