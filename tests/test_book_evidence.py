@@ -46,6 +46,7 @@ def test_q2_t9_implied_sums_reads_the_printed_mean_backwards(monkeypatch):
 
     df = pd.DataFrame({"split": ["dodeca_inconsistent"] * 2 + ["dodeca_consistent", "memnet_consistent"],
                        "label": [0, 0, 1, 1], "generated": ["a b c", "d e", "f", "g h i j"]})
+    df["meta"] = [{"model": sp.split("_")[0]} for sp in df["split"]]
     monkeypatch.setattr(st.D, "load", lambda name: df)
     paper = {("inconsistent", "avg_chars"): 4.0, ("inconsistent", "avg_tokens"): 2.51,
              ("consistent", "avg_chars"): 1.0, ("consistent", "avg_tokens"): 1.5}
@@ -71,3 +72,34 @@ def test_q2_paper_rows_in_true_counts_pairs_and_labels(monkeypatch):
                          "label": [1, 1, 1, 0]})
     monkeypatch.setattr(data, "load", lambda name: {"q2_paper": paper, "q2": true}[name])
     assert T.q2_paper_rows_in_true() == {"rows": 3, "in_true": 2, "same_label": 1}
+
+
+def test_q2_t3_row_sets_compares_both_row_sets_per_cell(monkeypatch):
+    """Q² Table 3 on the released files and on the cross-annotated rows: means per system and class, Δ on
+    unrounded values, and which set is nearer the paper. The baselines are stubbed with the responses' lengths."""
+    from tfc import data
+    from tfc.book.chapters import qgqa as T
+
+    def frame(models, labels, lengths):
+        return pd.DataFrame({"meta": [{"model": m} for m in models], "label": labels,
+                             "grounding": ["k"] * len(models), "generated": ["x" * n for n in lengths]})
+
+    files = frame(["dodeca", "dodeca", "memnet", "memnet"], [1, 0, 1, 0], [4, 2, 6, 1])
+    cross = frame(["dodeca", "dodeca", "dodeca", "memnet", "memnet"], [1, 1, 0, 1, 0], [4, 5, 2, 6, 3])
+    monkeypatch.setattr(data, "load", lambda name: {"q2_paper": files, "q2": cross}[name])
+    monkeypatch.setattr(T, "overlap_baselines", lambda ds: {"bleu": (
+        data.load(ds)["generated"].str.len().to_numpy(float), "stub")})
+    pub = pd.DataFrame({"row": ["dodeca_consistent", "dodeca_inconsistent", "memnet_inconsistent", "memnet_random"],
+                        "column": "bleu", "value": [4.4, 2.0, 2.9, 9.0], "flags": ""})
+    monkeypatch.setattr(reference, "load", lambda table: pub)
+    assert list(T.system_class(cross)) == ["dodeca_consistent", "dodeca_consistent", "dodeca_inconsistent",
+                                           "memnet_consistent", "memnet_inconsistent"]
+    t3 = T.q2_table3("q2").set_index("row")
+    assert t3.loc["dodeca_consistent", "value"] == 4.5 and t3.loc["dodeca_consistent", "n"] == 2
+    out = T.q2_t3_row_sets().set_index("row")
+    assert sorted(out.index) == ["dodeca_consistent", "dodeca_inconsistent", "memnet_inconsistent"]
+    assert out.loc["dodeca_consistent", "delta_files"] == pytest.approx(-0.4)   # 4 against 4.4
+    assert out.loc["dodeca_consistent", "delta_cross"] == pytest.approx(0.1)    # 4.5 against 4.4
+    # dodeca_inconsistent: 2 on both sets (a tie is not nearer); memnet_inconsistent: 3 against 1, paper 2.9
+    assert dict(out["cross_closer"]) == {"dodeca_consistent": True, "dodeca_inconsistent": False,
+                                         "memnet_inconsistent": True}

@@ -82,19 +82,21 @@ def true_overlap(names: list[str] | None = None, sample: int | None = None, seed
     return pd.DataFrame(out)
 
 
-def _q2_paper_rows(systems) -> pd.DataFrame:
-    """The Q² paper's annotated rows of the dialogue ``systems`` (the split's prefix: ``dodeca``, ``memnet``)."""
-    df = D.load("q2_paper")
-    return df[df["split"].str.split("_").str[0].isin(systems)]
+def _q2_paper_rows(systems, dataset: str = "q2_paper") -> pd.DataFrame:
+    """The rows of the dialogue ``systems`` (``dodeca``, ``memnet``) in ``dataset``: the Q² paper's released
+    annotation files (``q2_paper``) or the cross-annotated set TRUE's Q² set is (``q2``)."""
+    df = D.load(dataset)
+    return df[df["meta"].map(lambda m: m["model"]).isin(systems)]
 
 
-def q2_response_lengths(method: str = "whitespace", systems=("dodeca",)) -> pd.DataFrame:
+def q2_response_lengths(method: str = "whitespace", systems=("dodeca",), dataset: str = "q2_paper") -> pd.DataFrame:
     """Q² Table 9: average characters and tokens of consistent / inconsistent responses.
 
     Computed on the Q² paper's annotated files of ``systems`` (the text reads the table as dodeca
-    outputs); the "random" row has no data offline.
+    outputs), or with ``dataset="q2"`` on every response of those systems in the cross-annotated set; the
+    "random" row has no data offline.
     """
-    df = _q2_paper_rows(systems)
+    df = _q2_paper_rows(systems, dataset)
     out = []
     for lab, row in ((0, "inconsistent"), (1, "consistent")):
         g = df.loc[df["label"] == lab, "generated"]

@@ -7,7 +7,8 @@
 * :func:`qags_table4` -- the number of questions K, from the ``aux_mean_k<K>`` cache columns.
 * :func:`qags_variant_table` -- the analogues of QAGS Tables 2 and 3 (readers / question generators of
   different quality against the correlation they give); :func:`qa_dev_curve` -- the QA model's dev curve.
-* :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets.
+* :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets (:func:`q2_t3_row_sets`:
+  Table 3 on the released files and on the cross-annotated rows side by side).
 * :func:`q2_table4` -- Q² Table 4: system-level Spearman correlation on simulated systems (bootstrap), from
   the cached Q² scores of TRUE's ``q2`` set (the cross-annotated contexts).
 * :func:`q2_table6` -- Q² Table 6: turn-level correlation with USR's Topical-Chat "Uses Knowledge".
@@ -459,16 +460,40 @@ def q2_table2(q2_scorer, dataset: str = "q2_paper") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def system_class(df: pd.DataFrame) -> np.ndarray:
+    """Q² Table 3's row per response: ``"<system>_consistent"`` or ``"<system>_inconsistent"``, from the row's
+    ``meta["model"]`` and its label (1 = consistent). On ``q2_paper`` it equals the file split."""
+    model = df["meta"].map(lambda m: m["model"]).to_numpy(str)
+    return np.char.add(model, np.where(df["label"].to_numpy() == 1, "_consistent", "_inconsistent"))
+
+
 def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
-    """Overlap (token F1 of response vs knowledge) and BLEU (× 100) means per subset (computed, cheap)."""
+    """Overlap (token F1 of response vs knowledge) and BLEU (× 100) means per system and class (computed, cheap)
+    on ``dataset``: the Q² paper's released files (``q2_paper``, 150 responses a row) or the cross-annotated set
+    TRUE's Q² set is (``q2``: every response of both systems on 544 contexts)."""
     from tfc import data
 
-    split = data.load(dataset)["split"]
+    group = system_class(data.load(dataset))
     rows = []
     for column, (scores, sig) in overlap_baselines(dataset).items():
-        means = pd.Series(scores).groupby(split.to_numpy(), sort=False).mean()
-        rows += [{"row": sp, "column": column, "value": v, "signature": sig} for sp, v in means.items()]
+        means = pd.Series(scores).groupby(group, sort=False).mean()
+        n = pd.Series(group).value_counts()
+        rows += [{"row": sp, "column": column, "value": v, "n": int(n[sp]), "signature": sig}
+                 for sp, v in means.items()]
     return pd.DataFrame(rows)
+
+
+def q2_t3_row_sets() -> pd.DataFrame:
+    """Q² Table 3 on the two row sets offline: the released files and the cross-annotated set. One row per
+    published cell with a value on both: ``row, column, paper, files, cross, delta_files, delta_cross`` and
+    ``cross_closer`` (the cross-annotated rows are nearer the paper than the files). Tests the reading that the
+    published cells came from other rows than the released files, against the one other candidate offline."""
+    j = {name: reference.paper_vs_ours(q2_table3(ds), "Q2-T3", how="left", decimals=None)
+         .dropna(subset=["paper", "ours"]).set_index(["row", "column"])
+         for name, ds in (("files", "q2_paper"), ("cross", "q2"))}
+    out = j["files"][["paper"]].assign(files=j["files"]["ours"], cross=j["cross"]["ours"]).dropna()
+    out = out.assign(delta_files=out["files"] - out["paper"], delta_cross=out["cross"] - out["paper"])
+    return out.assign(cross_closer=out["delta_cross"].abs() < out["delta_files"].abs()).reset_index()
 
 
 def q2_paper_rows_in_true(dataset: str = "q2_paper", true_set: str = "q2") -> dict:
