@@ -61,6 +61,37 @@ def test_cli_unknown_command_is_clear():
     assert res.exit_code != 0
 
 
+def _fake_clone(root: Path, name: str = "tfc") -> Path:
+    (root / "tfc").mkdir(parents=True)
+    (root / "tfc" / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(f'[project]\nname = "{name}"\nversion = "0"\n')
+    return root
+
+
+def test_enclosing_clone_finds_the_project_folder_above(tmp_path):
+    clone = _fake_clone(tmp_path / "a")
+    (clone / "book" / "deep").mkdir(parents=True)
+    assert config.enclosing_clone(clone / "book" / "deep") == clone.resolve()
+    assert config.enclosing_clone(_fake_clone(tmp_path / "other", name="tfc-fork")) is None   # not this project
+    assert config.enclosing_clone(tmp_path) is None
+    assert config.enclosing_clone(ROOT / "tests") == config.REPO_ROOT.resolve()
+    assert config.foreign_clone(ROOT) is None and config.foreign_clone(clone) == clone.resolve()
+
+
+def test_cli_in_another_clone_warns_and_book_refuses(monkeypatch, tmp_path):
+    """A venv shared between clones runs the clone set up last: in another clone, `tfc book` (which executes
+    and writes the installed clone's notebooks) stops with the fix, other commands warn and go on."""
+    clone = _fake_clone(tmp_path / "second")
+    monkeypatch.chdir(clone)
+    res = CliRunner().invoke(main, ["book", "--help"])
+    assert res.exit_code == 1 and str(clone.resolve()) in res.output and "setup_env.sh" in res.output
+    res = CliRunner().invoke(main, ["env", "--json"])
+    assert res.exit_code == 0 and "tfc: warning:" in res.stderr and str(config.REPO_ROOT) in res.stderr
+    monkeypatch.chdir(tmp_path)                 # outside any clone: nothing to say
+    res = CliRunner().invoke(main, ["env", "--json"])
+    assert res.exit_code == 0 and "warning" not in res.stderr
+
+
 def _pins(lines):
     pins = {}
     for line in lines:

@@ -16,6 +16,7 @@ are not forced here (users with internet may want the hub); the Makefile and ``.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -75,3 +76,30 @@ def default_device() -> str:
     except ImportError:
         return "cpu"
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def enclosing_clone(path: Path) -> Path | None:
+    """The tfc clone holding ``path``: the nearest folder at or above it with this project's
+    ``pyproject.toml`` (``name = "tfc"``) and the ``tfc/`` package; None outside any clone."""
+    path = Path(path).resolve()
+    for p in (path, *path.parents):
+        project = p / "pyproject.toml"
+        if project.is_file() and (p / "tfc" / "__init__.py").is_file():
+            try:
+                text = project.read_text(errors="replace")
+            except OSError:
+                continue
+            if re.search(r'(?m)^name\s*=\s*"tfc"\s*$', text):
+                return p
+    return None
+
+
+def foreign_clone(cwd: Path | None = None) -> Path | None:
+    """The clone the working directory lies in when this package was imported from another place, else None.
+
+    The set-up shares one venv between clones of the same lock files and points its editable install at the
+    clone set up last (``scripts/setup_env.sh``; any ``make`` target re-points it). Calling ``.venv/bin/tfc``
+    in another clone before that would run the other clone's code and read and write its caches, artifacts
+    and book: the command line checks this first."""
+    here = enclosing_clone(Path.cwd() if cwd is None else cwd)
+    return here if here is not None and here != REPO_ROOT.resolve() else None

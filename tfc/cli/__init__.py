@@ -43,8 +43,20 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup)
 @click.version_option(package_name="tfc")
-def main():
+@click.pass_context
+def main(ctx):
     """tfc: factual-consistency evaluation, reproduced (TRUE, QAGS, Q2, AlignScore, WeCheck)."""
+    from tfc import config
+
+    other = config.foreign_clone()
+    if other is None:
+        return
+    msg = (f"this tfc is imported from {config.REPO_ROOT}, but you are in the clone {other} (the two share a "
+           f"venv); run scripts/setup_env.sh or any make target in {other} to use its code")
+    if ctx.invoked_subcommand == "book":   # it would execute and write the other clone's notebooks and book
+        raise click.ClickException(msg)
+    click.echo(f"tfc: warning: {msg}; until then the caches, artifacts and records of {config.REPO_ROOT} are used",
+               err=True)
 
 
 def environment_info(with_torch: bool = True) -> dict:
