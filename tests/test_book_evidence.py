@@ -100,6 +100,17 @@ def test_q2_t3_row_sets_compares_both_row_sets_per_cell(monkeypatch):
     assert sorted(out.index) == ["dodeca_consistent", "dodeca_inconsistent", "memnet_inconsistent"]
     assert out.loc["dodeca_consistent", "delta_files"] == pytest.approx(-0.4)   # 4 against 4.4
     assert out.loc["dodeca_consistent", "delta_cross"] == pytest.approx(0.1)    # 4.5 against 4.4
+    assert out.loc["dodeca_consistent", "n_cross"] == 2 and out.loc["dodeca_consistent", "n_files"] == 1
     # dodeca_inconsistent: 2 on both sets (a tie is not nearer); memnet_inconsistent: 3 against 1, paper 2.9
     assert dict(out["cross_closer"]) == {"dodeca_consistent": True, "dodeca_inconsistent": False,
                                          "memnet_inconsistent": True}
+
+
+def test_q2_class_counts_reads_labels_of_the_system(monkeypatch):
+    from tfc.book.chapters import data as st
+
+    df = pd.DataFrame({"meta": [{"model": m} for m in ("dodeca", "dodeca", "dodeca", "memnet")],
+                       "label": [0, 1, 1, 0]})
+    monkeypatch.setattr(st.D, "load", lambda name: df)
+    assert st.q2_class_counts("q2") == "1 inconsistent and 2 consistent"
+    assert st.q2_class_counts("q2", systems=("memnet",)) == "1 inconsistent and 0 consistent"

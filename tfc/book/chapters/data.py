@@ -105,6 +105,13 @@ def q2_response_lengths(method: str = "whitespace", systems=("dodeca",), dataset
     return pd.DataFrame(out)
 
 
+def q2_class_counts(dataset: str = "q2_paper", systems=("dodeca",)) -> str:
+    """How many inconsistent and consistent responses of ``systems`` ``dataset`` holds, as text for the
+    chapter: "186 inconsistent and 358 consistent"."""
+    labels = _q2_paper_rows(systems, dataset)["label"]
+    return f"{int((labels == 0).sum())} inconsistent and {int((labels == 1).sum())} consistent"
+
+
 def q2_t9_implied_sums(systems=("dodeca",), printed: float = 0.01) -> pd.DataFrame:
     """Q² Table 9 read backwards: a mean printed to ``printed`` over n responses pins the total to a few
     integers, so per cell the totals the paper's value allows beside ours, and the difference. Characters

@@ -485,15 +485,19 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
 
 def q2_t3_row_sets() -> pd.DataFrame:
     """Q² Table 3 on the two row sets offline: the released files and the cross-annotated set. One row per
-    published cell with a value on both: ``row, column, paper, files, cross, delta_files, delta_cross`` and
-    ``cross_closer`` (the cross-annotated rows are nearer the paper than the files). Tests the reading that the
+    published cell with a value on both: ``row, column, paper, files, cross, delta_files, delta_cross``,
+    ``cross_closer`` (the cross-annotated rows are nearer the paper than the files) and the responses behind
+    each mean, ``n_files`` and ``n_cross``. Tests the reading that the
     published cells came from other rows than the released files, against the one other candidate offline."""
     j = {name: reference.paper_vs_ours(q2_table3(ds), "Q2-T3", how="left", decimals=None)
          .dropna(subset=["paper", "ours"]).set_index(["row", "column"])
          for name, ds in (("files", "q2_paper"), ("cross", "q2"))}
     out = j["files"][["paper"]].assign(files=j["files"]["ours"], cross=j["cross"]["ours"]).dropna()
     out = out.assign(delta_files=out["files"] - out["paper"], delta_cross=out["cross"] - out["paper"])
-    return out.assign(cross_closer=out["delta_cross"].abs() < out["delta_files"].abs()).reset_index()
+    out = out.assign(cross_closer=out["delta_cross"].abs() < out["delta_files"].abs()).reset_index()
+    for name, ds in (("files", "q2_paper"), ("cross", "q2")):
+        out[f"n_{name}"] = out["row"].map(pd.Series(system_class(D.load(ds))).value_counts())
+    return out
 
 
 def q2_paper_rows_in_true(dataset: str = "q2_paper", true_set: str = "q2") -> dict:
