@@ -122,6 +122,7 @@ def test_full_set_wide_mean_ignores_a_model_without_scores():
                          "ci_high": [80.0, 90.0, np.nan, np.nan], "coverage": [1.0, 1.0, 0.0, 0.0]})
     w = A.full_set_wide(long)
     assert w.loc["mean (2 full sets)", "a"] == "75.0" and w.loc["x", "b"] == "n/a"
+    assert w.loc["mean (2 full sets)", "b"] == "n/a"          # no mean of a model without scores, not "nan"
 
 
 def test_cli_commands():

@@ -129,7 +129,8 @@ def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
     full = long[long["model"].isin(scored[scored].index)].groupby("dataset")["coverage"].min() >= 0.999
     sets = [d for d in wide.index if full.get(d, False)]
     means = long[long["dataset"].isin(sets)].groupby("model")["auc"].mean()
-    wide.loc[f"mean ({len(sets)} full sets)"] = [f"{means.get(m, np.nan):.1f}" for m in wide.columns]
+    wide.loc[f"mean ({len(sets)} full sets)"] = ["n/a" if pd.isna(means.get(m, np.nan)) else f"{means[m]:.1f}"
+                                                 for m in wide.columns]
     return wide
 
 
