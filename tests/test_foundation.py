@@ -78,6 +78,14 @@ def test_enclosing_clone_finds_the_project_folder_above(tmp_path):
     assert config.foreign_clone(ROOT) is None and config.foreign_clone(clone) == clone.resolve()
 
 
+def test_foreign_clone_with_a_deleted_working_directory_is_none(monkeypatch):
+    def gone():
+        raise FileNotFoundError("the working directory was removed")
+
+    monkeypatch.setattr(config.Path, "cwd", staticmethod(gone))
+    assert config.foreign_clone() is None
+
+
 def test_cli_in_another_clone_warns_and_book_refuses(monkeypatch, tmp_path):
     """A venv shared between clones runs the clone set up last: in another clone, `tfc book` (which executes
     and writes the installed clone's notebooks) stops with the fix, other commands warn and go on."""

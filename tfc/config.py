@@ -101,5 +101,8 @@ def foreign_clone(cwd: Path | None = None) -> Path | None:
     clone set up last (``scripts/setup_env.sh``; any ``make`` target re-points it). Calling ``.venv/bin/tfc``
     in another clone before that would run the other clone's code and read and write its caches, artifacts
     and book: the command line checks this first."""
-    here = enclosing_clone(Path.cwd() if cwd is None else cwd)
+    try:
+        here = enclosing_clone(Path.cwd() if cwd is None else cwd)
+    except OSError:                     # a working directory that no longer exists: nothing to compare
+        return None
     return here if here is not None and here != REPO_ROOT.resolve() else None
