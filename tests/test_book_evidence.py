@@ -114,3 +114,25 @@ def test_q2_class_counts_reads_labels_of_the_system(monkeypatch):
     monkeypatch.setattr(st.D, "load", lambda name: df)
     assert st.q2_class_counts("q2") == "1 inconsistent and 2 consistent"
     assert st.q2_class_counts("q2", systems=("memnet",)) == "1 inconsistent and 0 consistent"
+
+
+def test_word_count_rules_hand_counted(monkeypatch):
+    """Two texts of 3 and 5 white-space tokens, a lone '--' in the first and a lone '.' in the second, against a
+    paper row of 2 / 4 / 3.0 / 3.0: the letter-or-digit rule meets all four cells, the lone-period rule three."""
+    from tfc.book import ledger
+    from tfc.book.chapters import data as st
+
+    df = pd.DataFrame({"grounding": ["a -- b", "c d . e f"]})
+    monkeypatch.setattr(st.D, "load", lambda name: df)
+    paper = {"min_len": 2.0, "max_len": 4.0, "median_len": 3.0, "avg_len": 3.0}
+    monkeypatch.setattr(reference, "value", lambda table, row, col: paper[col])
+    monkeypatch.setattr(ledger, "tolerance", lambda table: 0.5)
+    out = st.word_count_rules(["x"]).set_index("rule")
+    ws = out.loc["white-space words (counted)"]
+    assert (ws["min_len"], ws["max_len"], ws["median_len"], ws["avg_len"]) == (3, 5, 4.0, 4.0) and ws["within"] == 0
+    lone = out.loc["white-space words, a lone '.' not counted"]
+    # min 3 against 2 is out; max equal; median and mean 3.5 against 3 sit at the tolerance, which counts as within
+    assert (lone["min_len"], lone["max_len"], lone["median_len"], lone["within"]) == (3, 4, 3.5, 3)
+    alnum = out.loc["tokens with a letter or digit"]
+    assert (alnum["min_len"], alnum["max_len"], alnum["median_len"], alnum["within"]) == (2, 4, 3.0, 4)
+    assert out.loc["TRUE Table 6", "lone_periods"] == 0.5
