@@ -138,6 +138,11 @@ def test_one_preset_per_cell_other_configurations_are_not_counted():
     # a separately registered scorer (TRUE Table 8's ROUGE-L code) is its own as-published preset
     assert ledger.is_as_published(scorers.get("rougeL-coco").signature)
     assert not ledger.is_as_published(scorers.get("rougeL", tokenizer="space-cased", beta=1.2).signature)
+    # TRUE Table 9's presets: the SQuAD-normalised scorers; the raw-text scorer with that option is another config
+    assert ledger.is_as_published(scorers.get("rougeL-squad").signature)
+    assert ledger.is_as_published(scorers.get("bleu4-squad").signature)
+    assert not ledger.is_as_published(scorers.get("bleu4", normalize="squad").signature)
+    assert not ledger.is_as_published(scorers.get("bleu4-squad", smooth_method="none").signature)
 
 
 def test_tolerance_per_table():

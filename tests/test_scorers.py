@@ -345,6 +345,33 @@ def test_rouge_l_coco_hand_checked():
         get("rougeL", tokenizer="spaces")
 
 
+def test_squad_normalised_rouge_and_bleu_hand_checked():
+    """TRUE's Table 9 scorers normalise both texts as token F1 does before the library runs."""
+    from tfc.scorers import get
+    from tfc.scorers.lexical import squad_normalize
+
+    g = ["The cat sat on the mat.", "Paris is the capital of France!", "It's a dog-eat-dog world, the end"]
+    h = ["A cat sat on a mat", "France's capital: Paris.", "its a dog eat dog world"]
+    rs, raw = get("rougeL-squad"), get("rougeL")
+    norm = [" ".join(squad_normalize(t)) for t in g], [" ".join(squad_normalize(t)) for t in h]
+    assert rs.score(g, h, progress=False) == pytest.approx(raw.score(*norm, progress=False))
+    # "the cat sat on the mat." -> "cat sat on mat" on both sides: LCS of everything, where the raw texts differ
+    assert rs.score(g[:1], h[:1], progress=False)[0] == 1.0 and raw.score(g[:1], h[:1], progress=False)[0] < 1.0
+    bs = get("bleu4-squad")
+    assert bs.score(g[:1], h[:1], progress=False)[0] == pytest.approx(1.0)
+    assert bs.score(g, h, progress=False) == pytest.approx(get("bleu4").score(*norm, progress=False))
+    kept = get("rougeL-squad", normalize="squad-articles-kept")      # lower-case and punctuation only
+    # "the cat sat on the mat" (6) against "a cat sat on a mat" (6): LCS "cat sat on mat" = 4, F = 4/6
+    assert kept.score(g[:1], h[:1], progress=False)[0] == pytest.approx(4 / 6)
+    # the new field keeps the old scorers' signatures (and their caches)
+    assert get("rougeL").signature == get("rougeL", normalize="none").signature == "rougeL.03de78e11f"
+    assert get("bleu4").signature == get("bleu4", normalize="none").signature == "bleu4.fc285c7e90"
+    assert rs.signature.startswith("rougeL-squad.") and bs.signature.startswith("bleu4-squad.")
+    for name in ("rougeL", "bleu4"):
+        with pytest.raises(ValueError, match="normalize"):
+            get(name, normalize="nfkc")
+
+
 def test_length_batches_hand_checked():
     from tfc.scorers.base import length_batches
 

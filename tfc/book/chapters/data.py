@@ -245,7 +245,7 @@ def word_count_rules(names=("summeval", "qags_cnndm"), field: str = "grounding")
     return pd.DataFrame(rows)
 
 
-ROUGE_L_TOKENS = {"rouge-score, F1 (TRUE Table 9's)": ("rougeL", {}),
+ROUGE_L_TOKENS = {"rouge-score, F1 (its own tokens)": ("rougeL", {}),
                   "white-space cased, F1": ("rougeL", {"tokenizer": "whitespace-cased"}),
                   "COCO: space cased, F beta 1.2 (Table 8's)": (T8_ROUGE_L, {})}
 

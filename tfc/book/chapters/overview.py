@@ -28,7 +28,8 @@ import pandas as pd
 
 from tfc import config
 
-LEXICAL = ("f1", "rouge1", "rouge2", "rougeL", "bleu4")
+LEXICAL = ("f1", "f1-q2", "rouge1", "rouge2", "rougeL", "rougeL-squad", "rougeL-coco", "bleu4", "bleu4-squad",
+           "bleu-q2")
 
 
 @dataclass(frozen=True)

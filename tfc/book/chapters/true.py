@@ -26,8 +26,8 @@ from tfc.book.reference import compare_summary, paper_vs_ours
 # scorer name -> (table, published column, ledger role, note)
 PUBLISHED: dict[str, tuple[str, str, str, str]] = {
     "f1": ("TRUE-T3", "f1", "reproduction", "token F1 recomputed"),
-    "rougeL": ("TRUE-T9", "rouge_l", "reproduction", "ROUGE-L recomputed"),
-    "bleu4": ("TRUE-T9", "bleu4", "reproduction", "BLEU-4 recomputed"),
+    "rougeL-squad": ("TRUE-T9", "rouge_l", "reproduction", "ROUGE-L recomputed (SQuAD-normalised texts)"),
+    "bleu4-squad": ("TRUE-T9", "bleu4", "reproduction", "BLEU-4 recomputed (SQuAD-normalised texts)"),
     "bertscore": ("TRUE-T3", "bertscore", "stand-in", "BERTScore with a small encoder beside DeBERTa-xl-MNLI"),
     "nli": ("TRUE-T3", "anli_t5_11b", "stand-in", "small NLI model beside ANLI T5-11B"),
     "summac-zs": ("TRUE-T3", "summac_zs", "stand-in", "SummaC-ZS on a small NLI model"),
@@ -244,19 +244,22 @@ def true_comparison(auc: pd.DataFrame, table_columns: dict[str, tuple[str, str]]
 
 
 def bleu_zero_treatments(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: list, sample=None,
-                         seed: int = 0) -> tuple[pd.DataFrame, list]:
-    """For each BLEU-4 cell in ``over`` (cells further than a point from the paper): the share of pairs
-    without a shared 4-gram (the pairs whose score depends on the zero treatment) and the AUC under each
-    configuration in ``alt_cols`` (columns of ``var_wide``, labelled without their ``"bleu4 ("`` prefix).
-    Also the datasets whose published value lies within the range spanned by ours and those AUCs."""
+                         seed: int = 0, metric: str = "bleu4-squad") -> tuple[pd.DataFrame, list]:
+    """For each ``metric`` cell in ``over`` (cells further than a point from the paper): the share of pairs
+    without a shared 4-gram (the pairs whose score depends on the zero treatment; on the texts as ``metric``
+    sees them, normalised for ``bleu4-squad``) and the AUC under each configuration in ``alt_cols`` (columns
+    of ``var_wide``, labelled by what follows their ``"<metric> ("`` prefix). Also the datasets whose published
+    value lies within the range spanned by ours and those AUCs."""
     from tfc import data
     from tfc.scorers.lexical import bleu_parts
 
+    normalize = S.get(metric).config.normalize
     rows, between = [], []
-    for r in over[over["metric"] == "bleu4"].itertuples():
+    for r in over[over["metric"] == metric].itertuples():
         d = data.load(r.dataset, sample=sample, seed=seed)
         # the counts only: sacrebleu's "none" skips NLTK's scoring, which these precisions do not need
-        no4 = float((bleu_parts(d["grounding"], d["generated"], smooth_method="none")["p4"] == 0).mean())
+        no4 = float((bleu_parts(d["grounding"], d["generated"], smooth_method="none",
+                                normalize=normalize)["p4"] == 0).mean())
         alts = {c.split("(", 1)[1].rstrip(")"): float(var_wide.loc[r.dataset, c]) for c in alt_cols}
         rows.append({"dataset": r.dataset, "paper": r.paper, "ours": r.ours,
                      "% pairs without a shared 4-gram": round(100 * no4, 1), **alts})
