@@ -370,6 +370,9 @@ def test_squad_normalised_rouge_and_bleu_hand_checked():
     for name in ("rougeL", "bleu4"):
         with pytest.raises(ValueError, match="normalize"):
             get(name, normalize="nfkc")
+    # a text that normalises to nothing (punctuation, articles) scores 0, never NaN
+    for sc in (rs, bs):
+        assert sc.score(["The cat.", "!!!"], ["...", "the"], progress=False).tolist() == [0.0, 0.0]
 
 
 def test_length_batches_hand_checked():

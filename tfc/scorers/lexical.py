@@ -21,7 +21,7 @@ Tokenisation (and why):
 * ``rougeL-coco`` -- ROUGE-L as the COCO caption evaluation computes it (pycocoevalcap's ``Rouge``): case-kept
   tokens split on single spaces, F_beta with beta = 1.2. A separate scorer, not a preset of ``rougeL``: it is
   the code TRUE's Table 8 overlap means match (18 of 18 cells within the printed precision, data chapter),
-  while its Table 9 AUCs match ``rougeL`` and not this one, so the paper used two ROUGE-L implementations.
+  while its Table 9 AUCs match ``rougeL-squad`` and not this one, so the paper used two ROUGE-L implementations.
 * ``rougeL-squad`` / ``bleu4-squad`` -- TRUE's Table 9 ROUGE-L and BLEU-4: both texts first go through the
   ``f1`` scorer's SQuAD normalisation (``normalize="squad"``), then the ``rougeL`` / ``bleu4`` computation runs
   on the normalised strings. Honest history: until session 19 TRUE's Table 9 was compared with ``rougeL`` and
@@ -314,7 +314,7 @@ class CocoRougeL(Rouge):
     spaces, combined as F_beta with beta = 1.2 (recall weighted). Registered with ``tokenizer="space-cased"``,
     ``beta=1.2``; the LCS is rouge-score's, which equals pycocoevalcap's ``my_lcs`` (that package is a 100 MB
     wheel of Java tools, so it is not a dependency). TRUE's Table 8 overlap means match it (the data chapter),
-    while TRUE's Table 9 AUCs match ``rougeL``: the two tables used different ROUGE-L code."""
+    while TRUE's Table 9 AUCs match ``rougeL-squad``: the two tables used different ROUGE-L code."""
 
     name = "rougeL-coco"
 
@@ -413,7 +413,8 @@ class Bleu(Scorer):
 class SquadBleu(Bleu):
     """``bleu4-squad``: TRUE's Table 9 BLEU-4. Both texts are normalised as TRUE's token F1 normalises them
     (SQuAD's rule), then the ``bleu4`` computation (NLTK's unsmoothed ``sentence_bleu``; the 13a tokeniser
-    only splits on white space once the ASCII punctuation is gone). Registered with ``normalize="squad"``."""
+    only splits on white space once the ASCII punctuation is gone). Registered with ``normalize="squad"``. A text
+    that normalises to nothing (only punctuation and articles) scores 0, as it does under ``f1``."""
 
     name = "bleu4-squad"
 
