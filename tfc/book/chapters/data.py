@@ -49,7 +49,7 @@ def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray, di
     """ROUGE-L and token F1 of each generated text against its grounding (grounding = reference).
 
     Uses the project's lexical scorers: ``rougeL-coco`` (:data:`T8_ROUGE_L`, the COCO caption evaluation's
-    ROUGE-L, which TRUE's Table 8 matches; its Table 9 AUCs match ``rougeL`` instead, see
+    ROUGE-L, which TRUE's Table 8 matches; its Table 9 AUCs match ``rougeL-squad`` instead, see
     :func:`rouge_l_by_tokens`) and ``f1``. Returns the two score arrays and the signature of each metric.
     """
     import warnings
@@ -231,7 +231,8 @@ def word_count_rules(names=("summeval", "qags_cnndm"), field: str = "grounding")
     cols = ["min_len", "max_len", "median_len", "avg_len"]
     rows = []
     for name in names:
-        toks = D.load(name)[field].map(str.split)
+        texts = D.load(name)[field]
+        toks = texts.map(str.split)
         paper = {c: reference.value("TRUE-T6", name, c) for c in cols}
         for rule, keep in WORD_RULES.items():
             n = toks.map(lambda t, keep=keep: len(keep(t)))
@@ -239,7 +240,7 @@ def word_count_rules(names=("summeval", "qags_cnndm"), field: str = "grounding")
                   "avg_len": float(n.mean())}
             rows.append({"dataset": name, "rule": rule, **st,
                          "within": int(sum(abs(st[c] - paper[c]) <= tol for c in cols))})
-        distinct = D.load(name)[field].drop_duplicates().map(str.split)
+        distinct = toks[~texts.duplicated()]
         rows.append({"dataset": name, "rule": "TRUE Table 6", **paper, "within": len(cols),
                      "lone_periods": float(distinct.map(lambda t: t.count(".")).mean())})
     return pd.DataFrame(rows)

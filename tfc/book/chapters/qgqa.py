@@ -474,10 +474,10 @@ def q2_table3(dataset: str = "q2_paper") -> pd.DataFrame:
     from tfc import data
 
     group = system_class(data.load(dataset))
+    n = pd.Series(group).value_counts()
     rows = []
     for column, (scores, sig) in overlap_baselines(dataset).items():
         means = pd.Series(scores).groupby(group, sort=False).mean()
-        n = pd.Series(group).value_counts()
         rows += [{"row": sp, "column": column, "value": v, "n": int(n[sp]), "signature": sig}
                  for sp, v in means.items()]
     return pd.DataFrame(rows)
@@ -489,14 +489,14 @@ def q2_t3_row_sets() -> pd.DataFrame:
     ``cross_closer`` (the cross-annotated rows are nearer the paper than the files) and the responses behind
     each mean, ``n_files`` and ``n_cross``. Tests the reading that the
     published cells came from other rows than the released files, against the one other candidate offline."""
-    j = {name: reference.paper_vs_ours(q2_table3(ds), "Q2-T3", how="left", decimals=None)
-         .dropna(subset=["paper", "ours"]).set_index(["row", "column"])
-         for name, ds in (("files", "q2_paper"), ("cross", "q2"))}
+    t3 = {name: q2_table3(ds) for name, ds in (("files", "q2_paper"), ("cross", "q2"))}
+    j = {name: reference.paper_vs_ours(t, "Q2-T3", how="left", decimals=None)
+         .dropna(subset=["paper", "ours"]).set_index(["row", "column"]) for name, t in t3.items()}
     out = j["files"][["paper"]].assign(files=j["files"]["ours"], cross=j["cross"]["ours"]).dropna()
     out = out.assign(delta_files=out["files"] - out["paper"], delta_cross=out["cross"] - out["paper"])
     out = out.assign(cross_closer=out["delta_cross"].abs() < out["delta_files"].abs()).reset_index()
-    for name, ds in (("files", "q2_paper"), ("cross", "q2")):
-        out[f"n_{name}"] = out["row"].map(pd.Series(system_class(D.load(ds))).value_counts())
+    for name, t in t3.items():
+        out[f"n_{name}"] = out["row"].map(t.groupby("row")["n"].first())
     return out
 
 
