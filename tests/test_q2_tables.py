@@ -180,6 +180,10 @@ def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
     assert f["q2_f1"] == pytest.approx(25.0) and f["diff_vs_f1"] == pytest.approx(-25.0) and r["form"] == "nli"
     with pytest.raises(ValueError, match="form"):
         T.q2_true_auc(Sc("q2"), ["a"], form="em")
+    # no set scored at all: an empty table with the columns (the chapters select them), not a column-less frame
+    empty = T.q2_true_auc(Sc("q2"), ["c"], n_boot=50)
+    assert empty.empty and list(empty.columns) == T.Q2_TRUE_AUC_COLUMNS and empty.attrs["missing"] == ["c"]
+    assert list(t.columns) == T.Q2_TRUE_AUC_COLUMNS
 
 
 def test_stage_table_leaves_out_stages_that_took_no_time():
@@ -207,3 +211,26 @@ def test_nli_sweep_table_and_text():
     rec["auc"]["v8"]["mean"] = 95.0
     assert T.nli_sweep_text(rec).endswith("has mean AUC 95.0, the best of the candidates, so it stays.")
     assert T.nli_sweep_table(None).empty and T.nli_sweep_text(None).startswith("No dev sweep")
+    # the option sweep's record reads the same way, its candidates named "options"
+    opt = {**rec, "current": "as run", "chosen": "as run",
+           "auc": {"as run": {"mean": 90.2}, "+filter personal": {"mean": 90.5}}}
+    assert T.nli_sweep_table(opt, what="options").columns[0] == "options"
+    assert T.nli_sweep_text(opt, what="options") == (
+        "On 1,500 begin_test, 600 loo_anli dev rows, the current options (as run) have mean AUC 90.2; the best is "
+        "+filter personal at 90.5, not more than 0.5 points better, so the current options stay.")
+    assert T.nli_sweep_text(None, what="options") == "No dev sweep of the options is recorded."
+
+
+def test_run_shift_text_pairs_the_sets_in_one_form():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    a = pd.DataFrame({"dataset": ["begin", "q2", "frank"], "q2_f1": [80.0, 66.2, 70.0], "q2_nli": [1, 2, 3],
+                      "form": "f1"})
+    b = pd.DataFrame({"dataset": ["q2", "begin"], "q2_f1": [67.0, 79.6], "q2_nli": [4, 5], "form": "f1"})
+    assert T.run_shift_text(a, b, "v3", "v4") == (
+        "Q²'s F1 form, AUC × 100 with v3 → with v4: begin 80.0 → 79.6 (-0.4), q2 66.2 → 67.0 (+0.8).")
+    with pytest.raises(ValueError, match="different forms"):
+        T.run_shift_text(a, b.assign(form="nli"), "v3", "v4")
+    assert T.run_shift_text(a, b.iloc[:0], "v3", "v4") == "v4 and v3 have no dialogue set scored in full in common yet."

@@ -714,6 +714,15 @@ def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
     assert len(recs) == 2
     bad = CliRunner().invoke(score_qgqa_cmd, ["q2", "--dataset", "q2", "--set", "novalue"])
     assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
+    # --third-run: the dev-chosen configuration, with --set still over it; a Q² run only
+    monkeypatch.setattr(R, "third_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "filter_personal": True})
+    seen.clear()
+    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--dataset", "q2", "--set", "filter_personal=false"])
+    assert res.exit_code == 0, res.output
+    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4",
+                          "filter_personal": False}
+    bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--third-run", "--dataset", "qags_xsum"])
+    assert bad.exit_code != 0 and "Q² run" in bad.output
 
 
 def test_rules_v2_leading_space_before_a_fronted_modifier():
@@ -852,3 +861,40 @@ def test_nli_step_choice_keeps_the_current_step_within_the_margin():
     assert choose_step({"cur": {"mean": 90.0}, "a": {"mean": 60.0}}, "cur", 0.5) == "cur"
     with pytest.raises(KeyError, match="current step"):
         choose_step({"a": {"mean": 1.0}}, "cur", 0.5)
+
+
+def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeypatch, tmp_path):
+    import json
+
+    import pandas as pd
+
+    from tfc.runs import aggregation as A
+    from tfc.runs import qgqa as R
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path))
+    frame = pd.DataFrame({"grounding": ["Marie Curie won the Nobel Prize in 1903 in Stockholm."] * 2
+                                      + ["The cat sat on the mat in Paris."] * 2,
+                          "generated": ["Marie Curie won the prize in 1903.", "Marie Curie won it in 1911.",
+                                        "The cat sat in Paris.", "The dog sat in Rome."],
+                          "label": [1, 0, 1, 0]})
+    monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame.iloc[::-1]})
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    cands = {"cur": {}, "ents": {"candidate_kinds": ["ents"]}}
+    assert R.load_option_sweep() is None and R.third_run() == R.VARIANT_Q2_V4
+    rec = R.option_sweep(candidates=cands, log=lambda *_: None)
+    assert rec["form"] == "nli"                          # no NLI-step record here: Q² + NLI is read
+    assert set(rec["auc"]) == set(rec["auc_other_form"]) == set(cands) == set(rec["signatures"])
+    for v in rec["auc"].values():
+        assert v["mean"] == pytest.approx((v["begin_test"] + v["loo_anli"]) / 2, abs=0.01)
+    assert rec["chosen"] == R.choose_step(rec["auc"], "cur", A.MARGIN)
+    assert rec["signatures"]["ents"] != rec["signatures"]["cur"]
+    assert R.load_option_sweep() == json.loads(json.dumps(rec))
+    # the chosen options come back as config values (tuples), so the third run's signature is the sweep's own
+    chosen = R.third_run()
+    assert R.scorer_for("q2", **chosen).signature == rec["signatures"][rec["chosen"]]
+    # with the NLI step recorded as the F1 form, the options are read in that form
+    (tmp_path / R.QA_GPU[4:]).mkdir()
+    R.nli_sweep_path().write_text(json.dumps({"chosen": R.F1_FORM}))
+    rec_f1 = R.option_sweep(candidates={"cur": {}}, log=lambda *_: None, write=False)
+    assert rec_f1["form"] == "f1" and rec_f1["auc"]["cur"] == rec["auc_other_form"]["cur"]

@@ -187,7 +187,10 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
 @click.option("--batch-size", type=int, default=None)
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="a scorer field over the run defaults, e.g. qa_checkpoint=tfc/qa-minilm-s400 or qg_rules=v1")
-def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings):
+@click.option("--third-run", is_flag=True,
+              help="Q²'s third run: tfc/qa-minilm-v4 with the options its dev sweep chose (tfc.runs.qgqa.third_run); "
+                   "--set still applies over it")
+def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run):
     """Score QAGS or Q² with the in-house backends (tfc.runs.qgqa defaults) through the cache and record each
     run with its per-stage throughput in results/models/qa-minilm/scoring_runs.json. Resumable: cached rows
     are not recomputed; several processes may run at once (the record file is locked)."""
@@ -204,6 +207,10 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings):
             overrides[key] = json.loads(value)      # numbers, booleans, null
         except ValueError:
             overrides[key] = value                  # plain strings
+    if third_run:
+        if scorer != "q2":
+            raise click.UsageError("--third-run is a Q² run")
+        overrides = {**qgqa.third_run(), **overrides}
     torch.set_num_threads(int(threads))
     for d in datasets:
         rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)

@@ -265,12 +265,44 @@ def run_plan(plan=None, threads: int | None = 1, deadline: str | None = None, lo
 # more than tfc.runs.aggregation.MARGIN in mean dev AUC); None = no NLI step (Q²'s F1 form, the aux_f1_only column)
 NLI_CANDIDATES = (NLI_RELEASE, "tfc/sent-minilm-v2", "tfc/sent-minilm-v9", None)
 NLI_SWEEP_ROWS = {"begin_test": 1500, "loo_anli": 600}
+F1_FORM = "F1 form (no NLI step)"     # the NLI sweep's key for the F1 form (the None candidate)
 
 
 def nli_sweep_path():
     from tfc import config
 
     return config.model_records_dir() / QA_GPU[4:] / "q2_nli_dev.json"
+
+
+def _dev_frames(rows: dict | None, seed: int) -> dict:
+    from tfc.runs import aggregation as A
+
+    rows = dict(NLI_SWEEP_ROWS if rows is None else rows)
+    return {"begin_test": A.begin_dev(rows["begin_test"], seed), "loo_anli": A.loo_dev(rows["loo_anli"], seed)}
+
+
+def _dev_auc(scorer, frames: dict, log=print, what: str = "") -> tuple[dict, dict]:
+    """ROC AUC x100 of ``scorer`` on each dev frame: (Q²'s own score, its F1 form from ``aux_f1_only``, no
+    question = 0 as the ``zero`` policy scores it)."""
+    import time
+
+    from tfc.meta import roc_auc
+
+    own, f1_form = {}, {}
+    for name, df in frames.items():
+        t = time.perf_counter()
+        s = scorer.score(df["grounding"].tolist(), df["generated"].tolist(), progress=False)
+        f1 = np.nan_to_num(scorer.last_aux()["aux_f1_only"], nan=0.0)
+        y = df["label"].astype(int).to_numpy()
+        own[name], f1_form[name] = round(100 * roc_auc(y, s), 2), round(100 * roc_auc(y, f1), 2)
+        log(f"{what} {name}: {own[name]} (F1 form {f1_form[name]}), {time.perf_counter() - t:.0f} s")
+    return own, f1_form
+
+
+def _with_mean(auc: dict) -> dict:
+    for v in auc.values():
+        v["mean"] = round(float(np.mean([x for k, x in v.items() if k != "mean"])), 2)
+    return auc
 
 
 def nli_step_sweep(candidates=NLI_CANDIDATES, rows: dict | None = None, seed: int = 0, write: bool = True,
@@ -281,41 +313,97 @@ def nli_step_sweep(candidates=NLI_CANDIDATES, rows: dict | None = None, seed: in
     ``aux_f1_only``, no question = 0 as the ``zero`` policy scores it). The rule is fixed before the run: the
     best mean AUC replaces the current step (the first candidate) only by a gain above
     :data:`tfc.runs.aggregation.MARGIN`. Writes the record (:func:`nli_sweep_path`) unless ``write=False``."""
-    import time
-
-    from tfc.meta import roc_auc
-    from tfc.runs import aggregation as A
-
-    rows = dict(NLI_SWEEP_ROWS if rows is None else rows)
-    frames = {"begin_test": A.begin_dev(rows["begin_test"], seed), "loo_anli": A.loo_dev(rows["loo_anli"], seed)}
+    frames = _dev_frames(rows, seed)
     auc: dict = {}
     sigs: dict = {}
     for ck in [c for c in candidates if c is not None]:
         scorer = scorer_for("q2", **{**VARIANT_Q2, "nli_checkpoint": ck})
         sigs[ck] = scorer.signature
-        for name, df in frames.items():
-            t = time.perf_counter()
-            s = scorer.score(df["grounding"].tolist(), df["generated"].tolist(), progress=False)
-            f1 = np.nan_to_num(scorer.last_aux()["aux_f1_only"], nan=0.0)
-            y = df["label"].astype(int).to_numpy()
-            auc.setdefault(ck, {})[name] = round(100 * roc_auc(y, s), 2)
-            if None in candidates:
-                auc.setdefault("F1 form (no NLI step)", {})[name] = round(100 * roc_auc(y, f1), 2)
-            log(f"{ck} {name}: {auc[ck][name]} (F1 form {round(100 * roc_auc(y, f1), 2)}), "
-                f"{time.perf_counter() - t:.0f} s")
-    for v in auc.values():
-        v["mean"] = round(float(np.mean([v[n] for n in frames])), 2)
-    current = candidates[0]
-    chosen = choose_step(auc, current, A.MARGIN)
-    rec = {"what": "Q² NLI step chosen on training-side dev data (never TRUE)", "reader": VARIANT_Q2["qa_checkpoint"],
-           "rows": {k: len(v) for k, v in frames.items()}, "seed": seed, "margin": A.MARGIN,
-           "current": current, "auc": auc, "signatures": sigs, "chosen": chosen,
+        auc[ck], f1_form = _dev_auc(scorer, frames, log, ck)
+        if None in candidates:
+            auc[F1_FORM] = f1_form
+    _with_mean(auc)
+    return _sweep_record({"what": "Q² NLI step chosen on training-side dev data (never TRUE)",
+                          "reader": VARIANT_Q2["qa_checkpoint"]}, frames, seed, candidates[0], auc, sigs,
+                         nli_sweep_path() if write else None)
+
+
+def _sweep_record(head: dict, frames: dict, seed: int, current: str, auc: dict, sigs: dict, path=None,
+                  **extra) -> dict:
+    """A dev sweep's record: ``head``, the dev rows, the rule's margin, the current and the chosen candidate
+    (:func:`choose_step`), the AUCs and signatures; written to ``path`` when given."""
+    from tfc.runs import aggregation as A
+
+    rec = {**head, "rows": {k: len(v) for k, v in frames.items()}, "seed": seed, "margin": A.MARGIN,
+           "current": current, "auc": auc, **extra, "signatures": sigs, "chosen": choose_step(auc, current, A.MARGIN),
            "run_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    if write:
-        p = nli_sweep_path()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(rec, indent=1) + "\n")
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rec, indent=1) + "\n")
     return rec
+
+
+# Q²'s options, chosen on the same dev data for the third run (the reader retrained, tfc/qa-minilm-v4). The
+# candidates are the paper's own options (appendix: +filter personal, Q²*) and TRUE's re-implementation's
+# validation, plus the answer-candidate kinds; fixed before the run, the current configuration first. Each is
+# read in the form the NLI-step sweep chose (the F1 form, or Q² + NLI), and the rule is the NLI sweep's: the best
+# mean dev AUC replaces the current configuration only by a gain above tfc.runs.aggregation.MARGIN
+QA_V4 = "tfc/qa-minilm-v4"
+VARIANT_Q2_V4 = {**VARIANT_Q2, "qa_checkpoint": QA_V4}
+OPTION_CANDIDATES = {
+    "as run (exact-match validation, entities and noun chunks)": {},
+    "+filter personal (Q² Table 7)": {"filter_personal": True},
+    "Q²* (unanswerable questions discarded, Q² Table 5)": {"discard_unanswerable": True},
+    "TRUE's validation (token F1 ≥ 0.54)": {"validation": "f1"},
+    "named entities only": {"candidate_kinds": ["ents"]},
+    "noun chunks only": {"candidate_kinds": ["noun_chunks"]},
+}
+
+
+def option_sweep_path():
+    from tfc import config
+
+    return config.model_records_dir() / QA_V4[4:] / "q2_option_dev.json"
+
+
+def option_sweep(candidates: dict | None = None, rows: dict | None = None, seed: int = 0, write: bool = True,
+                 log=print) -> dict:
+    """Q² with :data:`VARIANT_Q2_V4` once per option set of ``candidates`` (default :data:`OPTION_CANDIDATES`, the
+    current one first) on the NLI-step sweep's dev frames, read in the form that sweep chose; the choice follows
+    :func:`choose_step`. Writes the record (:func:`option_sweep_path`) unless ``write=False``."""
+    candidates = dict(OPTION_CANDIDATES if candidates is None else candidates)
+    step = load_nli_sweep()
+    form = "f1" if step and step["chosen"] == F1_FORM else "nli"
+    frames = _dev_frames(rows, seed)
+    auc, other, sigs = {}, {}, {}
+    for label, kw in candidates.items():
+        scorer = scorer_for("q2", **{**VARIANT_Q2_V4, **_as_config(kw)})
+        sigs[label] = scorer.signature
+        own, f1_form = _dev_auc(scorer, frames, log, label)
+        auc[label], other[label] = (f1_form, own) if form == "f1" else (own, f1_form)
+    _with_mean(auc)
+    _with_mean(other)
+    return _sweep_record({"what": "Q² options chosen on training-side dev data (never TRUE)", "reader": QA_V4,
+                          "base": VARIANT_Q2_V4, "form": form}, frames, seed, next(iter(candidates)), auc, sigs,
+                         option_sweep_path() if write else None, options=candidates, auc_other_form=other)
+
+
+def _as_config(kw: dict) -> dict:
+    """JSON-stored options as config values (lists back to the tuples the frozen configs hold)."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in kw.items()}
+
+
+def load_option_sweep() -> dict | None:
+    """The committed record of :func:`option_sweep`, or None."""
+    p = option_sweep_path()
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+def third_run() -> dict:
+    """The third Q² run's configuration: :data:`VARIANT_Q2_V4` with the options the dev sweep chose (none when
+    no sweep is recorded)."""
+    rec = load_option_sweep()
+    return {**VARIANT_Q2_V4, **(_as_config(rec["options"][rec["chosen"]]) if rec else {})}
 
 
 def choose_step(auc: dict, current: str, margin: float) -> str:

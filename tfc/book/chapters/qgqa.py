@@ -30,6 +30,7 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 from tfc import data as D
 from tfc.book import reference
 from tfc.data.manifest import raw_path
+from tfc.runs.qgqa import F1_FORM  # noqa: F401  (the NLI sweep's key for the F1 form; the chapter reads it as T.F1_FORM)
 from tfc.scorers.lexical import bleu_parts
 
 QAGS_SETS = {"qags_cnndm": "qags_cnndm_scores", "qags_xsum": "qags_xsum_scores"}
@@ -322,17 +323,21 @@ def qa_round_trip_text(name: str) -> str:
         + ".")
 
 
-def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str) -> str:
-    """One sentence: the same QA recipe from MiniLM (``own``) and from the alignment model's encoder (``shared``),
-    two labels of :func:`qa_runs_table`: cross-text and XQuAD F1 side by side, and which way they moved."""
+BACKBONE_LEAD = "Started from the alignment model's encoder instead of MiniLM"
+
+
+def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str, lead: str = BACKBONE_LEAD) -> str:
+    """One sentence: the same QA recipe in two runs, two labels of :func:`qa_runs_table` (by default from MiniLM,
+    ``own``, and from the alignment model's encoder, ``shared``; ``lead`` says what the second run changed):
+    cross-text and XQuAD F1 side by side, and which way they moved."""
     t = runs.set_index("run")
     if own not in t.index or shared not in t.index:
-        return "The shared-backbone run is not recorded."
+        return f"The run {shared!r} is not recorded." if lead != BACKBONE_LEAD else "The shared-backbone run is not recorded."
     a, b = t.loc[own], t.loc[shared]
     d_cross, d_xq = b["cross F1"] - a["cross F1"], b["XQuAD F1"] - a["XQuAD F1"]
     way = ("lower on both" if d_cross < 0 and d_xq < 0 else "higher on both" if d_cross > 0 and d_xq > 0
            else "mixed")
-    return (f"Started from the alignment model's encoder instead of MiniLM, the same recipe ({int(b['steps']):,} "
+    return (f"{lead}, the same recipe ({int(b['steps']):,} "
             f"steps against {int(a['steps']):,}) reads with cross-text F1 {b['cross F1']:.1f} against "
             f"{a['cross F1']:.1f} ({d_cross:+.1f}) and XQuAD-English F1 {b['XQuAD F1']:.1f} against "
             f"{a['XQuAD F1']:.1f} ({d_xq:+.1f}): {way}.")
@@ -553,6 +558,10 @@ def nine_set_text(scorers: dict, complete) -> str:
             + ", ".join(have) + ".")
 
 
+Q2_TRUE_AUC_COLUMNS = ["dataset", "rows", "coverage", "true_q2", "q2_nli_covered", "q2_nli", "q2_f1", "token_f1",
+                       "diff_vs_f1", "ci_low", "ci_high", "p_value", "form", "signature"]
+
+
 def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0, true_scorer=None,
                 form: str = "nli") -> pd.DataFrame:
     """Per TRUE set with cached Q² scores: rows scored, coverage, AUC × 100 of Q² (covered rows and
@@ -598,10 +607,27 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
                      "token_f1": 100 * roc_auc(y, lex), "diff_vs_f1": 100 * bd.diff,
                      "ci_low": 100 * bd.ci[0], "ci_high": 100 * bd.ci[1], "p_value": bd.p_value,
                      "form": form, "signature": q2_scorer.signature})
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=Q2_TRUE_AUC_COLUMNS)
     out.attrs["partial"] = partial
     out.attrs["missing"] = missing
     return out
+
+
+def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -> str:
+    """One sentence from two :func:`q2_true_auc` frames made in the same form: per dialogue set scored in both, the
+    form's AUC × 100 in run ``a`` and in run ``b`` and the change."""
+    forms = set(a.get("form", pd.Series(dtype=str))) | set(b.get("form", pd.Series(dtype=str)))
+    if len(forms) > 1:
+        raise ValueError(f"the two frames are in different forms {sorted(forms)}")
+    col = "q2_f1" if forms == {"f1"} else "q2_nli"
+    both = (a[a["dataset"].isin(DIALOGUE)].merge(b, on="dataset", suffixes=("_a", "_b"))
+            if len(a) and len(b) else pd.DataFrame())
+    if not len(both):
+        return f"{b_name} and {a_name} have no dialogue set scored in full in common yet."
+    what = "Q²'s F1 form" if col == "q2_f1" else "Q² + NLI"
+    return (f"{what}, AUC × 100 with {a_name} → with {b_name}: " + ", ".join(
+        f"{r['dataset']} {r[col + '_a']:.1f} → {r[col + '_b']:.1f} ({r[col + '_b'] - r[col + '_a']:+.1f})"
+        for _, r in both.iterrows()) + ".")
 
 
 
@@ -841,30 +867,32 @@ def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
     return pd.concat(curves), ap
 
 
-F1_FORM = "F1 form (no NLI step)"   # the key tfc.runs.qgqa.nli_step_sweep gives the F1 form
 
 
-def nli_sweep_table(rec: dict | None) -> pd.DataFrame:
-    """:func:`tfc.runs.qgqa.nli_step_sweep`'s record as a table: one row per NLI step, dev AUC × 100 per dev set
-    and their mean, the current and the chosen step marked."""
+def nli_sweep_table(rec: dict | None, what: str = "NLI step") -> pd.DataFrame:
+    """A dev sweep's record (:func:`tfc.runs.qgqa.nli_step_sweep`'s, or :func:`~tfc.runs.qgqa.option_sweep`'s with
+    ``what="options"``) as a table: one row per candidate, dev AUC × 100 per dev set and their mean, the current
+    and the chosen candidate marked."""
     if not rec:
-        return pd.DataFrame(columns=["NLI step", "current", "chosen"])
-    rows = [{"NLI step": k, **v, "current": k == rec["current"], "chosen": k == rec["chosen"]}
+        return pd.DataFrame(columns=[what, "current", "chosen"])
+    rows = [{what: k, **v, "current": k == rec["current"], "chosen": k == rec["chosen"]}
             for k, v in rec["auc"].items()]
     return pd.DataFrame(rows)
 
 
-def nli_sweep_text(rec: dict | None) -> str:
-    """One sentence: the dev rows, the margin, the current step's and the best step's mean AUC, and the choice."""
+def nli_sweep_text(rec: dict | None, what: str = "step") -> str:
+    """One sentence: the dev rows, the margin, the current candidate's and the best candidate's mean AUC, and the
+    choice (``what`` names a candidate: "step" for the NLI-step sweep, "options" for the option sweep)."""
     if not rec:
-        return "No dev sweep of the NLI step is recorded (`tfc.runs.qgqa.nli_step_sweep()`)."
+        return f"No dev sweep of the {'NLI step' if what == 'step' else what} is recorded."
     auc = rec["auc"]
     best = max(auc, key=lambda k: auc[k]["mean"])
     rows = ", ".join(f"{n:,} {k}" for k, n in rec["rows"].items())
-    text = (f"On {rows} dev rows, the current step ({rec['current']}) has mean AUC {auc[rec['current']]['mean']:.1f}; "
-            f"the best is {best} at {auc[best]['mean']:.1f}")
+    plural = what.endswith("s")
+    text = (f"On {rows} dev rows, the current {what} ({rec['current']}) {'have' if plural else 'has'} mean AUC "
+            f"{auc[rec['current']]['mean']:.1f}; the best is {best} at {auc[best]['mean']:.1f}")
     if best == rec["current"]:
-        return text.rsplit("; the best", 1)[0] + ", the best of the candidates, so it stays."
+        return text.rsplit("; the best", 1)[0] + f", the best of the candidates, so {'they stay' if plural else 'it stays'}."
     if rec["chosen"] == rec["current"]:
-        return text + f", not more than {rec['margin']:g} points better, so the current step stays."
+        return text + f", not more than {rec['margin']:g} points better, so the current {what} {'stay' if plural else 'stays'}."
     return text + f", {auc[best]['mean'] - auc[rec['current']]['mean']:.1f} points better (margin {rec['margin']:g}), so it is chosen."
