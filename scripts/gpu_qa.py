@@ -1,0 +1,107 @@
+"""A QA reader trained on a lent GPU in one device call (how tfc/qa-minilm-v4 was made).
+
+    .venv/bin/python scripts/gpu_qa.py pack                  # here: the QA set and the MiniLM base (int8) in .gx/qa
+    python3 scripts/gpu_qa.py job qa-minilm-v4 --steps 4545 --eval-every 939   # there, repo on PYTHONPATH
+    tfc gpu unpack DIR                                         # here: the export that came back
+
+``tfc train qa --device cuda`` does the same on a GPU machine with the project installed. A lent machine has
+neither spaCy nor the data mirror, and a call moves 64 MiB, so ``pack`` builds the self-supervised QA set here
+(the rule questions need spaCy) with ``tfc train qa``'s defaults, and carries the base encoder as int8
+weight-only tensors (23 MB; dequantised there, as ``tfc gpu`` does). ``job`` trains with ``tfc train qa``'s
+recipe at a fixed step count (bf16 autocast), saves fp16 weights and exports them in parts with the card and
+record (``tfc.runs.gpu.export_variant``) into ``<work>/export/<name>/``, the folder to bring back. The tracked
+tree must fit the call as well: take the score caches and release weights out of the index for it (README,
+"On a GPU machine").
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def pack(out: Path, sample: int, seed: int, long_frac: float) -> None:
+    from tfc.runs.gpu import _pack_base
+    from tfc.train.qa import build_qa_set, xquad_frame
+
+    out.mkdir(parents=True, exist_ok=True)
+    train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=2, heldout_pairs=300,
+                                             long_frac=long_frac)
+    train_df.to_parquet(out / "train.parquet", index=False)
+    heldout.to_parquet(out / "heldout.parquet", index=False)
+    xquad_frame().to_parquet(out / "xquad.parquet", index=False)
+    (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    _pack_base("minilm", out / "base")
+    print(f"{out}: {len(train_df):,} training rows, {len(heldout):,} held out")
+
+
+def job(name: str, bundle: Path, work: Path, steps: int, eval_every: int, device: str, max_minutes: float) -> None:
+    from tfc.runs import gpu
+
+    os.environ.update(gpu.job_env(work))
+    import pandas as pd
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from tfc import config
+    from tfc.models.release import dequantize_state
+    from tfc.train.core import convert_checkpoint_dtype
+    from tfc.train.qa import QATrainConfig, train_qa
+
+    base = work / "base"
+    base.mkdir(parents=True, exist_ok=True)
+    (work / "scores").mkdir(parents=True, exist_ok=True)
+    state = {k: v.to(torch.float32) if v.is_floating_point() else v
+             for k, v in dequantize_state(load_file(bundle / "base" / gpu.BASE_WEIGHTS)).items()}
+    save_file(state, base / "model.safetensors")
+    for f in (bundle / "base").iterdir():
+        if f.name != gpu.BASE_WEIGHTS:
+            shutil.copy2(f, base / f.name)
+    cfg = QATrainConfig(name=name, base=str(base), max_length=384, batch_size=32, lr=1e-4, max_steps=steps,
+                        max_minutes=max_minutes, seed=2022, device=device, eval_every=eval_every,
+                        dtype="bf16" if device == "cuda" else "fp32")
+    t = time.perf_counter()
+    s = train_qa(pd.read_parquet(bundle / "train.parquet"), cfg, heldout=pd.read_parquet(bundle / "heldout.parquet"),
+                 data_report=json.loads((bundle / "report.json").read_text()), progress=False,
+                 dev=pd.read_parquet(bundle / "xquad.parquet"))
+    print(json.dumps({k: s.get(k) for k in ("steps", "stopped_by", "train_seconds", "examples_per_second", "device")}))
+    for what, ev in (("held-out", s["heldout_eval"]), ("XQuAD", s["dev_eval_human"])):
+        print(what, json.dumps({k: v for k, v in ev.items() if k != "by_kind"}))
+    ckpt = config.artifacts_dir() / name
+    convert_checkpoint_dtype(ckpt, "fp16")
+    rec = config.model_records_dir() / name
+    rec.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ckpt / "training_summary.json", rec / "training_summary.json")
+    out = gpu.export_variant(name, work)
+    print("exported", sorted(p.name for p in out.iterdir()), f"{time.perf_counter() - t:.0f} s")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--out", type=Path, default=Path(".gx/qa"))
+    p.add_argument("--sample", type=int, default=3000)
+    p.add_argument("--seed", type=int, default=2022)
+    p.add_argument("--long-frac", type=float, default=0.25)
+    j = sub.add_parser("job")
+    j.add_argument("name")
+    j.add_argument("--bundle", type=Path, default=Path(".gx/qa"))
+    j.add_argument("--work", type=Path, default=Path("/tmp/gj"))
+    j.add_argument("--steps", type=int, required=True)
+    j.add_argument("--eval-every", type=int, default=0)
+    j.add_argument("--device", default="cuda")
+    j.add_argument("--max-minutes", type=float, default=6.0, help="a safety stop inside the device call's limit")
+    a = ap.parse_args(argv)
+    if a.cmd == "pack":
+        pack(a.out, a.sample, a.seed, a.long_frac)
+    else:
+        job(a.name, a.bundle, a.work, a.steps, a.eval_every, a.device, a.max_minutes)
+
+
+if __name__ == "__main__":
+    main()
