@@ -39,7 +39,8 @@ def pack(out: Path, sample: int, seed: int, long_frac: float) -> None:
     print(f"{out}: {len(train_df):,} training rows, {len(heldout):,} held out")
 
 
-def job(name: str, bundle: Path, work: Path, steps: int, eval_every: int, device: str, max_minutes: float) -> None:
+def job(name: str, bundle: Path, work: Path, steps: int, eval_every: int, device: str, max_minutes: float,
+        weights: bool = True) -> None:
     from tfc.runs import gpu
 
     os.environ.update(gpu.job_env(work))
@@ -76,7 +77,13 @@ def job(name: str, bundle: Path, work: Path, steps: int, eval_every: int, device
     rec = config.model_records_dir() / name
     rec.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ckpt / "training_summary.json", rec / "training_summary.json")
-    out = gpu.export_variant(name, work)
+    from tfc import models
+
+    (rec / "identity.json").write_text(json.dumps({    # what unpack checks when the weights stay behind
+        "checkpoint": f"tfc/{name}", "identity": models.identity(f"tfc/{name}"),
+        "note": "identity of the fp16 weights this record describes" + ("" if weights else "; they were not brought back")},
+        indent=1) + "\n")
+    out = gpu.export_variant(name, work, weights=weights)
     print("exported", sorted(p.name for p in out.iterdir()), f"{time.perf_counter() - t:.0f} s")
 
 
@@ -96,11 +103,13 @@ def main(argv=None) -> None:
     j.add_argument("--eval-every", type=int, default=0)
     j.add_argument("--device", default="cuda")
     j.add_argument("--max-minutes", type=float, default=6.0, help="a safety stop inside the device call's limit")
+    j.add_argument("--no-weights", action="store_true",
+                   help="bring back the card, record and dev curve only (a run made to read its curve)")
     a = ap.parse_args(argv)
     if a.cmd == "pack":
         pack(a.out, a.sample, a.seed, a.long_frac)
     else:
-        job(a.name, a.bundle, a.work, a.steps, a.eval_every, a.device, a.max_minutes)
+        job(a.name, a.bundle, a.work, a.steps, a.eval_every, a.device, a.max_minutes, weights=not a.no_weights)
 
 
 if __name__ == "__main__":

@@ -96,6 +96,42 @@ def test_qa_dev_curve_from_a_record():
     assert qa_dev_curve({}).empty and list(qa_dev_curve({}).columns)[:2] == ["step", "examples"]
 
 
+def test_qa_plateau_text_finds_where_the_curve_stays_near_its_best(monkeypatch):
+    from tfc import models
+    from tfc.book.chapters import qgqa as T
+
+    def pt(step, f1, xq):
+        return {"step": step, "heldout": {"f1": f1}, "xquad": {"f1": xq}}
+
+    # held-out: 80, 89.5, 88.9, 90, 89.6 -> best 90; 88.9 is more than a point below, so the plateau starts at 400;
+    # XQuAD: 30, 40, 39.5, 39.2, 40.1 -> within a point of 40.1 from 200 on
+    rec = {"steps": 500, "epochs_seen": 2.5, "heldout_eval": {"by_kind": {"cross": {"f1": 0.7125}}},
+           "dev_curve": [pt(100, .80, .30), pt(200, .895, .40), pt(300, .889, .395), pt(400, .90, .392),
+                         pt(500, .896, .401)]}
+    monkeypatch.setattr(models, "training_record", lambda name: rec if name == "tfc/a" else {"steps": 1})
+    assert T.qa_plateau_text("tfc/a") == (
+        "tfc/a ran 500 steps (2.50 passes): held-out F1 stays within 1 point of its best (90.0) from step 400 on, "
+        "and XQuAD-English F1 stays within 1 point of its best (40.1) from step 200 on; its final cross-text F1 "
+        "is 71.2.")
+    assert T.qa_plateau_text("tfc/b") == "tfc/b records no dev curve."
+
+
+def test_qa_curves_figure_wraps_rows(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tfc import models
+    from tfc.book.chapters import qgqa as T
+
+    def missing(name):
+        raise FileNotFoundError(name)
+
+    monkeypatch.setattr(models, "training_record", missing)
+    fig = T.qa_curves_figure(["tfc/a", "tfc/b", "tfc/c"])
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(fig.axes) == 4 and [ax.get_title() for ax in visible] == [f"tfc/{n}: no record" for n in "abc"]
+
+
 def test_qags_variant_table_by_hand(monkeypatch):
     """Pearson with the human scores per set, self-consistency pooled over both sets, a partial cache -> NaN."""
     from tfc.book.chapters import qgqa as T

@@ -214,6 +214,32 @@ def qa_dev_curve(record: dict) -> pd.DataFrame:
                                        "xquad_f1", "xquad_em"])
 
 
+def qa_plateau_text(name: str, within: float = 1.0) -> str:
+    """One sentence on a QA run's dev curve: for held-out F1 and XQuAD-English F1, the first step from which every
+    later reading stays within ``within`` points of the curve's best, and the final cross-text F1."""
+    from tfc import models
+
+    try:
+        rec = models.training_record(name)
+    except FileNotFoundError:
+        return f"{name} is not recorded."
+    curve = qa_dev_curve(rec)
+    if curve.empty:
+        return f"{name} records no dev curve."
+    passes = rec.get("epochs_seen")
+    parts = []
+    for col, label in (("heldout_f1", "held-out F1"), ("xquad_f1", "XQuAD-English F1")):
+        v = curve[col].to_numpy(float)
+        near = v >= np.nanmax(v) - within
+        first = next(i for i in range(len(v)) if near[i:].all())   # the last reading is always near: i exists
+        parts.append(f"{label} stays within {within:g} point of its best ({np.nanmax(v):.1f}) from step "
+                     f"{int(curve['step'].iloc[first]):,} on")
+    cross = ((rec.get("heldout_eval") or {}).get("by_kind") or {}).get("cross", {}).get("f1")
+    return (f"{name} ran {int(rec['steps']):,} steps" + (f" ({passes:.2f} passes)" if passes else "") + ": "
+            + ", and ".join(parts) + (f"; its final cross-text F1 is {100 * cross:.1f}" if cross is not None else "")
+            + ".")
+
+
 QA_CURVE_LINES = {"heldout_f1": "held-out F1", "cross_f1": "held-out cross F1", "contrast_f1": "VitaminC contrast F1",
                   "xquad_f1": "XQuAD-English F1"}
 
@@ -233,19 +259,24 @@ def qa_curve_axes(curve: pd.DataFrame, ax, title: str | None = None):
     return ax
 
 
-def qa_curves_figure(names):
-    """One panel per QA run (``tfc/<name>``) with its dev curve (:func:`qa_curve_axes`); a run without a committed
-    record gets a titled empty panel. Returns the figure."""
+def qa_curves_figure(names, per_row: int = 2):
+    """One panel per QA run (``tfc/<name>``) with its dev curve (:func:`qa_curve_axes`), at most ``per_row``
+    panels a row; a run without a committed record gets a titled empty panel. Returns the figure."""
     import matplotlib.pyplot as plt
 
     from tfc import models
 
-    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.4), sharey=True, squeeze=False)
-    for ax, name in zip(axes[0], names):
+    cols = min(len(names), per_row)
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.4 * rows), sharey=True, squeeze=False)
+    for ax, name in zip(axes.flat, names):
         try:
             qa_curve_axes(qa_dev_curve(models.training_record(name)), ax, title=name)
         except FileNotFoundError:
             ax.set_title(f"{name}: no record", fontsize=9)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
+    fig.tight_layout()
     return fig
 
 
