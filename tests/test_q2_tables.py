@@ -114,6 +114,10 @@ def test_qa_plateau_text_finds_where_the_curve_stays_near_its_best(monkeypatch):
         "and XQuAD-English F1 stays within 1 point of its best (40.1) from step 200 on; its final cross-text F1 "
         "is 71.2.")
     assert T.qa_plateau_text("tfc/b") == "tfc/b records no dev curve."
+    # a run without the XQuAD dev set: its NaN readings are skipped, not read as a curve
+    rec["dev_curve"] = [{"step": p["step"], "heldout": p["heldout"]} for p in rec["dev_curve"]]
+    assert T.qa_plateau_text("tfc/a") == ("tfc/a ran 500 steps (2.50 passes): held-out F1 stays within 1 point of its "
+                                          "best (90.0) from step 400 on; its final cross-text F1 is 71.2.")
 
 
 def test_qa_curves_figure_wraps_rows(monkeypatch):

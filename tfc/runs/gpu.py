@@ -216,27 +216,35 @@ def _git_commit() -> str | None:
 def open_bundle(bundle, work) -> dict:
     """Check the bundle, unpack its data and restore the base encoder (fp32) under ``work``; returns the
     manifest with ``paths``."""
+    bundle, work = Path(bundle), Path(work)
+    man = verify(bundle)
+    if man.get("format") != BUNDLE_FORMAT:
+        raise ValueError(f"{bundle}: format {man.get('format')!r}, expected {BUNDLE_FORMAT!r}")
+    data_dir = work / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(bundle / DATA_TAR, "r:xz") as tar:
+        tar.extractall(data_dir, filter="data")
+    base = restore_base(bundle / BASE_DIR, work / "base")
+    return {**man, "paths": {"data": str(data_dir), "base": str(base)}}
+
+
+def restore_base(packed, out) -> Path:
+    """The base encoder :func:`_pack_base` wrote in ``packed``, back as an fp32 HF folder ``out`` (the int8 weights
+    dequantised, the config and tokenizer files copied); returns ``out``."""
     import torch
     from safetensors.torch import load_file, save_file
 
     from tfc.models.release import dequantize_state
 
-    bundle, work = Path(bundle), Path(work)
-    man = verify(bundle)
-    if man.get("format") != BUNDLE_FORMAT:
-        raise ValueError(f"{bundle}: format {man.get('format')!r}, expected {BUNDLE_FORMAT!r}")
-    data_dir, base = work / "data", work / "base"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(bundle / DATA_TAR, "r:xz") as tar:
-        tar.extractall(data_dir, filter="data")
-    base.mkdir(parents=True, exist_ok=True)
+    packed, out = Path(packed), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     state = {k: v.to(torch.float32) if v.is_floating_point() else v
-             for k, v in dequantize_state(load_file(bundle / BASE_DIR / BASE_WEIGHTS)).items()}
-    save_file(state, base / "model.safetensors")
-    for f in (bundle / BASE_DIR).iterdir():
+             for k, v in dequantize_state(load_file(packed / BASE_WEIGHTS)).items()}
+    save_file(state, out / "model.safetensors")
+    for f in packed.iterdir():
         if f.name != BASE_WEIGHTS:
-            shutil.copy2(f, base / f.name)
-    return {**man, "paths": {"data": str(data_dir), "base": str(base)}}
+            shutil.copy2(f, out / f.name)
+    return out
 
 
 def job_env(work) -> dict:

@@ -229,11 +229,14 @@ def qa_plateau_text(name: str, within: float = 1.0) -> str:
     passes = rec.get("epochs_seen")
     parts = []
     for col, label in (("heldout_f1", "held-out F1"), ("xquad_f1", "XQuAD-English F1")):
-        v = curve[col].to_numpy(float)
-        near = v >= np.nanmax(v) - within
-        first = next(i for i in range(len(v)) if near[i:].all())   # the last reading is always near: i exists
-        parts.append(f"{label} stays within {within:g} point of its best ({np.nanmax(v):.1f}) from step "
-                     f"{int(curve['step'].iloc[first]):,} on")
+        c = curve.dropna(subset=[col])
+        if c.empty:
+            continue
+        best = c[col].max()
+        far = np.flatnonzero(c[col].to_numpy() < best - within)    # the plateau starts after the last far reading
+        first = far[-1] + 1 if len(far) else 0
+        parts.append(f"{label} stays within {within:g} point of its best ({best:.1f}) from step "
+                     f"{int(c['step'].iloc[first]):,} on")
     cross = ((rec.get("heldout_eval") or {}).get("by_kind") or {}).get("cross", {}).get("f1")
     return (f"{name} ran {int(rec['steps']):,} steps" + (f" ({passes:.2f} passes)" if passes else "") + ": "
             + ", and ".join(parts) + (f"; its final cross-text F1 is {100 * cross:.1f}" if cross is not None else "")
@@ -357,13 +360,14 @@ def qa_round_trip_text(name: str) -> str:
 BACKBONE_LEAD = "Started from the alignment model's encoder instead of MiniLM"
 
 
-def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str, lead: str = BACKBONE_LEAD) -> str:
+def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str, lead: str = BACKBONE_LEAD,
+                     what: str = "shared-backbone") -> str:
     """One sentence: the same QA recipe in two runs, two labels of :func:`qa_runs_table` (by default from MiniLM,
-    ``own``, and from the alignment model's encoder, ``shared``; ``lead`` says what the second run changed):
-    cross-text and XQuAD F1 side by side, and which way they moved."""
+    ``own``, and from the alignment model's encoder, ``shared``; ``lead`` says what the second run changed and
+    ``what`` names it when it is not recorded): cross-text and XQuAD F1 side by side, and which way they moved."""
     t = runs.set_index("run")
     if own not in t.index or shared not in t.index:
-        return f"The run {shared!r} is not recorded." if lead != BACKBONE_LEAD else "The shared-backbone run is not recorded."
+        return f"The {what} run is not recorded."
     a, b = t.loc[own], t.loc[shared]
     d_cross, d_xq = b["cross F1"] - a["cross F1"], b["XQuAD F1"] - a["XQuAD F1"]
     way = ("lower on both" if d_cross < 0 and d_xq < 0 else "higher on both" if d_cross > 0 and d_xq > 0
@@ -661,7 +665,6 @@ def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -
         for _, r in both.iterrows()) + ".")
 
 
-
 Q2_T4_LEVELS = (0.05, 0.10, 0.15, 0.20, 0.25)   # inconsistent shares of the five simulated systems (paper §6)
 
 
@@ -896,8 +899,6 @@ def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
         curves.append(pd.DataFrame({"metric": name, "precision": p, "recall": r}))
         ap[name] = average_precision_score(y, -np.asarray(s))
     return pd.concat(curves), ap
-
-
 
 
 def nli_sweep_table(rec: dict | None, what: str = "NLI step") -> pd.DataFrame:
