@@ -274,3 +274,29 @@ def test_run_shift_text_pairs_the_sets_in_one_form():
     with pytest.raises(ValueError, match="different forms"):
         T.run_shift_text(a, b.assign(form="nli"), "v3", "v4")
     assert T.run_shift_text(a, b.iloc[:0], "v3", "v4") == "v4 and v3 have no dialogue set scored in full in common yet."
+
+
+def test_next_run_text_says_whether_a_sweep_makes_a_new_run():
+    from tfc.book.chapters import qgqa as T
+
+    rec = {"chosen": "old rule"}
+    same = T.next_run_text(rec, "q2.a", "q2.a", "third", "fourth")
+    assert same.startswith("The sweep's choice is the third run's configuration (old rule)") and "not scored again" in same
+    assert "scores TRUE's dialogue sets anew" in T.next_run_text({"chosen": "new"}, "q2.a", "q2.b", "third", "fourth")
+    assert T.next_run_text(None, "q2.a", "q2.b", "third", "fourth").startswith("No dev sweep is recorded")
+
+
+def test_speaker_candidate_share_counts_responses_per_label():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    frame = pd.DataFrame({"grounding": ["k"] * 4, "label": [1, 1, 0, 0],
+                          "generated": ["Paris is the capital of France.", "I think Paris is big.",
+                                        "i love paris too !", "well i do n't know , i guess ."]})
+    t = T.speaker_candidate_share({"dev": frame})
+    share = t.set_index("label")["share with the candidate 'i'"]
+    assert share["supported"] == 0.5 and share["unsupported"] == 1.0
+    assert t["responses"].tolist() == [2, 2]
+    # a frame without one of the labels gives NaN for it, not a division error
+    assert pd.isna(T.speaker_candidate_share({"dev": frame.iloc[:2]}).set_index("label").iloc[:, -1]["unsupported"])

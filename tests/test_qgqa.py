@@ -84,6 +84,30 @@ def test_answer_candidates():
         qgqa.answer_candidates(["x"], kinds=("verbs",))
 
 
+def test_candidate_rules_follow_the_q2_authors_code():
+    text = "I met Obama and obama in Paris; the Paris trip was fun for them."
+    tfc_rule, code, no_pron = ([(c.text, c.label) for c in qgqa.answer_candidates([text], rule=r)[0]]
+                               for r in ("tfc", "q2-code", "q2-code-no-pronouns"))
+    # the first committed runs: each text once (exact text), "I" kept
+    assert tfc_rule == [("Obama", "PERSON"), ("Paris", "GPE"), ("I", "NP"), ("obama", "NP"), ("the Paris trip", "NP"),
+                        ("them", "NP")]
+    # the authors' code: every entity (the repeated one too), noun chunks compared lower-cased, "i" dropped
+    assert code == [("Obama", "PERSON"), ("Paris", "GPE"), ("Paris", "GPE"), ("the Paris trip", "NP"), ("them", "NP")]
+    assert no_pron == code[:-1]                                 # the stand-in for coreference: lone pronouns out
+    assert all(text[c.start:c.end] == c.text for c in qgqa.answer_candidates([text], rule="q2-code")[0])
+    with pytest.raises(ValueError, match="candidate rule"):
+        qgqa.answer_candidates(["x"], rule="mine")
+
+
+def test_q2_candidate_rule_drops_lowercase_i_and_keeps_old_signatures():
+    (c,) = qgqa.answer_candidates(["i love them too ! i love how they are made with wheat tortillas ."], rule="q2-code")
+    assert [x.text for x in c] == ["them", "they", "wheat tortillas"]
+    assert Q2Scorer(qa_checkpoint="x").signature == Q2Scorer(qa_checkpoint="x", candidate_rule="tfc").signature
+    assert Q2Scorer(qa_checkpoint="x").signature != Q2Scorer(qa_checkpoint="x", candidate_rule="q2-code").signature
+    with pytest.raises(ValueError, match="candidate_rule"):
+        Q2Scorer(qa_checkpoint="x", candidate_rule="mine")
+
+
 # ---------------------------------------------------------------------------------------------- QAGS filters and K
 def test_filter_questions():
     items = [("a", "Who won the prize? Maybe him", 1.0), ("b", "Who won the prize?", 0.5), ("c", "Who won?", 0.9),
@@ -723,6 +747,34 @@ def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
                           "filter_personal": False}
     bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--third-run", "--dataset", "qags_xsum"])
     assert bad.exit_code != 0 and "Q² run" in bad.output
+    # --fourth-run likewise; not both
+    monkeypatch.setattr(R, "fourth_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "candidate_rule": "q2-code"})
+    seen.clear()
+    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fourth-run", "--dataset", "begin"])
+    assert res.exit_code == 0, res.output
+    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4",
+                          "candidate_rule": "q2-code"}
+    both = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--dataset", "q2"])
+    assert both.exit_code != 0 and "not both" in both.output
+    bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--fourth-run", "--dataset", "qags_xsum"])
+    assert bad.exit_code != 0 and "--fourth-run is a Q² run" in bad.output
+
+
+def test_q2_sweep_cli_runs_the_named_sweep(monkeypatch):
+    from click.testing import CliRunner
+
+    from tfc.cli.train_inhouse import q2_sweep_cmd
+    from tfc.runs import qgqa as R
+
+    calls = []
+    fake = {"auc": {"a": {"mean": 1.0}}, "current": "a", "chosen": "a"}
+    for name in ("nli_step_sweep", "option_sweep", "candidate_sweep"):
+        monkeypatch.setattr(R, name, lambda log, name=name: calls.append(name) or fake)
+    for what, name in (("nli-step", "nli_step_sweep"), ("options", "option_sweep"), ("candidates", "candidate_sweep")):
+        res = CliRunner().invoke(q2_sweep_cmd, [what, "--threads", "1"])
+        assert res.exit_code == 0, res.output
+        assert calls[-1] == name and '"chosen": "a"' in res.output
+    assert CliRunner().invoke(q2_sweep_cmd, ["everything"]).exit_code != 0
 
 
 def test_rules_v2_leading_space_before_a_fronted_modifier():
@@ -898,3 +950,29 @@ def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeyp
     R.nli_sweep_path().write_text(json.dumps({"chosen": R.F1_FORM}))
     rec_f1 = R.option_sweep(candidates={"cur": {}}, log=lambda *_: None, write=False)
     assert rec_f1["form"] == "f1" and rec_f1["auc"]["cur"] == rec["auc_other_form"]["cur"]
+
+
+def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
+    import pandas as pd
+
+    from tfc.runs import aggregation as A
+    from tfc.runs import qgqa as R
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path))
+    frame = pd.DataFrame({"grounding": ["Marie Curie won the Nobel Prize in 1903 in Stockholm."] * 2,
+                          "generated": ["i think she won the prize in 1903.", "i think she won it in 1911."],
+                          "label": [1, 0]})
+    monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame})
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    # before any sweep: the authors' rule (a fidelity fix, adopted before the run) on the third run's options
+    assert R.load_candidate_sweep() is None
+    assert R.fourth_run() == {**R.third_run(), "candidate_rule": "q2-code"}
+    rec = R.candidate_sweep(log=lambda *_: None)
+    assert rec["current"] == next(iter(R.CANDIDATE_CANDIDATES))
+    assert rec["base"] == R.third_run() and set(rec["auc"]) == set(R.CANDIDATE_CANDIDATES)
+    assert rec["chosen"] == R.choose_step(rec["auc"], rec["current"], A.MARGIN)
+    assert R.candidate_sweep_path().is_file() and not R.option_sweep_path().exists()   # its own record
+    assert R.scorer_for("q2", **R.fourth_run()).signature == rec["signatures"][rec["chosen"]]
+    # "as the third run" is the third run's own signature: the old rule stays out of the hash
+    assert rec["signatures"]["as the third run (tfc's rule)"] == R.scorer_for("q2", **R.third_run()).signature

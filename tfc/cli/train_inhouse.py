@@ -190,7 +190,10 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
 @click.option("--third-run", is_flag=True,
               help="Q²'s third run: tfc/qa-minilm-v4 with the options its dev sweep chose (tfc.runs.qgqa.third_run); "
                    "--set still applies over it")
-def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run):
+@click.option("--fourth-run", is_flag=True,
+              help="Q²'s fourth run: the third with the answer-candidate rule its dev sweep chose "
+                   "(tfc.runs.qgqa.fourth_run); --set still applies over it")
+def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run, fourth_run):
     """Score QAGS or Q² with the in-house backends (tfc.runs.qgqa defaults) through the cache and record each
     run with its per-stage throughput in results/models/qa-minilm/scoring_runs.json. Resumable: cached rows
     are not recomputed; several processes may run at once (the record file is locked)."""
@@ -207,10 +210,12 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
             overrides[key] = json.loads(value)      # numbers, booleans, null
         except ValueError:
             overrides[key] = value                  # plain strings
-    if third_run:
+    if third_run and fourth_run:
+        raise click.UsageError("give --third-run or --fourth-run, not both")
+    if third_run or fourth_run:
         if scorer != "q2":
-            raise click.UsageError("--third-run is a Q² run")
-        overrides = {**qgqa.third_run(), **overrides}
+            raise click.UsageError(f"--{'third' if third_run else 'fourth'}-run is a Q² run")
+        overrides = {**(qgqa.third_run() if third_run else qgqa.fourth_run()), **overrides}
     torch.set_num_threads(int(threads))
     for d in datasets:
         rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)
@@ -218,6 +223,24 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
         click.echo(json.dumps({k: rec.get(k) for k in ("scorer", "dataset", "sample", "rows", "computed_rows",
                                                         "wall_seconds", "examples_per_second", "coverage",
                                                         "auc_covered", "auc_zero_fill", "stage_seconds")}))
+
+
+@click.command("q2-sweep")
+@click.argument("what", type=click.Choice(["nli-step", "options", "candidates"]))
+@click.option("--threads", type=int, default=2, show_default=True, help="torch CPU threads")
+def q2_sweep_cmd(what, threads):
+    """Run one of Q²'s dev sweeps on training-side data (never TRUE) and write its committed record: the NLI step
+    (tfc.runs.qgqa.nli_step_sweep), the paper's options for the third run (option_sweep) or the answer-candidate
+    rule for the fourth (candidate_sweep). Each keeps its current choice unless another gains more than the margin
+    in mean dev AUC."""
+    import torch
+
+    from tfc.runs import qgqa
+
+    torch.set_num_threads(int(threads))
+    fn = {"nli-step": qgqa.nli_step_sweep, "options": qgqa.option_sweep, "candidates": qgqa.candidate_sweep}[what]
+    rec = fn(log=click.echo)
+    click.echo(json.dumps({"auc": rec["auc"], "current": rec["current"], "chosen": rec["chosen"]}, indent=1))
 
 
 @click.command("reproduce")
@@ -283,7 +306,7 @@ def aggregation_cmd(checkpoint, rows, seed, threads, record):
 
 
 COMMANDS = (nli_cmd, alignscore_cmd, sentence_cmd, convert_cmd, mix_cmd, score_inhouse_cmd, score_qgqa_cmd,
-            reproduce_cmd, aggregation_cmd)
+            q2_sweep_cmd, reproduce_cmd, aggregation_cmd)
 
 
 def register(group: click.Group) -> click.Group:

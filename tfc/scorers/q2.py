@@ -3,6 +3,9 @@
 Per response (generated text) and its knowledge (grounding), as published:
 
 1. **candidates**: all named entities and noun chunks of the response (:func:`tfc.scorers.qgqa.answer_candidates`);
+   ``candidate_rule="q2-code"`` follows the authors' code exactly (noun chunks compared case-insensitively
+   with the entities, the candidate "i" dropped), ``"q2-code-no-pronouns"`` also drops lone-pronoun chunks
+   (a stand-in for the coreference step below); ``"tfc"``, the default, is what the committed runs used;
 2. **QG**: one question per candidate, greedy (``qg_num_beams=1``); the beam variant keeps the top
    ``qg_num_return`` beams;
 3. **validation**: the QA model answers each question *on the response*; the question is valid when
@@ -50,8 +53,8 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import (NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, parse, squad_em,
-                               squad_f1)
+from tfc.scorers.qgqa import (CANDIDATE_RULES, NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, parse,
+                               squad_em, squad_f1)
 
 PERSONAL_SUBJECTS = {"i", "you"}
 PERSONAL_POSSESSIVES = {"my", "your"}
@@ -71,6 +74,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     qg_num_beams: int = 1                  # 1 = greedy (as published)
     qg_num_return: int = 1                 # questions kept per candidate (beam variant: top-k)
     candidate_kinds: tuple[str, ...] = ("ents", "noun_chunks")
+    candidate_rule: str = "tfc"            # "tfc" | "q2-code" (the authors' code) | "q2-code-no-pronouns"
     validation: str = "em"                 # "em" (original code) | "f1" (TRUE's re-implementation)
     validation_f1: float = 0.54
     use_nli: bool = True
@@ -90,10 +94,12 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     checkpoint: str | None = None
     no_questions: str = "zero"
     qg_rules: str = "v2"
-    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1"}
+    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1", "candidate_rule": "tfc"}
 
     def __post_init__(self):
         super().__post_init__()
+        if self.candidate_rule not in CANDIDATE_RULES:
+            raise ValueError(f"candidate_rule must be one of {CANDIDATE_RULES}; got {self.candidate_rule!r}")
         if self.validation not in ("em", "f1"):
             raise ValueError("validation must be 'em' or 'f1'")
         if not 0 <= self.validation_f1 <= 1:
@@ -162,7 +168,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         self.load()
         c = self.config
         with self.stage("candidates"):
-            cands = answer_candidates(generations, c.candidate_kinds)
+            cands = answer_candidates(generations, c.candidate_kinds, c.candidate_rule)
         flat = [(i, cd) for i, cs in enumerate(cands) for cd in cs]
         with self.stage("qg"):
             gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)

@@ -102,28 +102,52 @@ class Candidate:
     label: str  # spaCy entity label (PERSON, DATE, ...) or "NP" for a noun chunk
 
 
-def candidates_from_doc(doc, kinds: tuple[str, ...] = ("ents", "noun_chunks")) -> list[Candidate]:
-    out, seen = [], set()
-    if "ents" in kinds:
-        for e in doc.ents:
-            if e.text.strip() and e.text not in seen:
-                seen.add(e.text)
-                out.append(Candidate(e.text, e.start_char, e.end_char, e.label_))
-    if "noun_chunks" in kinds:
-        for nc in doc.noun_chunks:
-            if nc.text.strip() and nc.text not in seen:
-                seen.add(nc.text)
-                out.append(Candidate(nc.text, nc.start_char, nc.end_char, "NP"))
-    return out
+CANDIDATE_RULES = ("tfc", "q2-code", "q2-code-no-pronouns")
 
 
-def answer_candidates(texts: list[str], kinds: tuple[str, ...] = ("ents", "noun_chunks")) -> list[list[Candidate]]:
-    """Named entities then noun chunks (texts not already taken) of each text, in document order within
-    each kind. An empty or candidate-free text gets ``[]``."""
+def candidates_from_doc(doc, kinds: tuple[str, ...] = ("ents", "noun_chunks"), rule: str = "tfc") -> list[Candidate]:
+    """Answer candidates of one parsed text. ``rule``:
+
+    * ``"tfc"``: named entities, then noun chunks, each text once (exact text);
+    * ``"q2-code"``: the Q² authors' ``get_answer_candidates`` (pipeline/question_generation.py): every named
+      entity, then each noun chunk whose lower-cased text equals no earlier candidate's, then every candidate
+      whose text is "i" (any case) dropped;
+    * ``"q2-code-no-pronouns"``: ``"q2-code"`` without noun chunks that are a lone pronoun. The paper resolves
+      coreference in the response first (its appendix A), so a pronoun there stands for its antecedent; no
+      coreference model is offline, and an unresolved pronoun can never equal an answer read on the knowledge.
+    """
+    if rule not in CANDIDATE_RULES:
+        raise ValueError(f"unknown candidate rule {rule!r}; use one of {CANDIDATE_RULES}")
+    ents = [e for e in doc.ents if e.text.strip()] if "ents" in kinds else []
+    chunks = [nc for nc in doc.noun_chunks if nc.text.strip()] if "noun_chunks" in kinds else []
+    if rule == "tfc":
+        out, seen = [], set()
+        for span, label in [(e, e.label_) for e in ents] + [(nc, "NP") for nc in chunks]:
+            if span.text not in seen:
+                seen.add(span.text)
+                out.append(Candidate(span.text, span.start_char, span.end_char, label))
+        return out
+    out = [Candidate(e.text, e.start_char, e.end_char, e.label_) for e in ents]
+    lower = {c.text.lower() for c in out}
+    for nc in chunks:
+        if nc.text.lower() in lower or (rule == "q2-code-no-pronouns" and len(nc) == 1 and nc[0].pos_ == "PRON"):
+            continue
+        lower.add(nc.text.lower())
+        out.append(Candidate(nc.text, nc.start_char, nc.end_char, "NP"))
+    return [c for c in out if c.text.lower() != "i"]
+
+
+def answer_candidates(texts: list[str], kinds: tuple[str, ...] = ("ents", "noun_chunks"),
+                      rule: str = "tfc") -> list[list[Candidate]]:
+    """The answer candidates of each text (:func:`candidates_from_doc` with ``rule``; ``"tfc"``: named entities
+    then noun chunks, texts not already taken, in document order within each kind). An empty or
+    candidate-free text gets ``[]``."""
     bad = set(kinds) - {"ents", "noun_chunks"}
     if bad:
         raise ValueError(f"unknown candidate kinds {sorted(bad)}; use 'ents' and/or 'noun_chunks'")
-    return [candidates_from_doc(d, kinds) for d in parse(list(texts))]
+    if rule not in CANDIDATE_RULES:
+        raise ValueError(f"unknown candidate rule {rule!r}; use one of {CANDIDATE_RULES}")
+    return [candidates_from_doc(d, kinds, rule) for d in parse(list(texts))]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -665,6 +665,32 @@ def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -
         for _, r in both.iterrows()) + ".")
 
 
+def next_run_text(rec: dict | None, prev_sig: str, next_sig: str, prev: str, nxt: str) -> str:
+    """One sentence on whether a dev sweep's choice makes a new run: with ``next_sig == prev_sig`` the sweep kept
+    the earlier configuration, so run ``nxt`` is run ``prev`` and TRUE is not scored again."""
+    if not rec:
+        return f"No dev sweep is recorded, so the {nxt} run takes the current choice and is scored on its own."
+    if next_sig == prev_sig:
+        return (f"The sweep's choice is the {prev} run's configuration ({rec['chosen']}), so the {nxt} run is the {prev} "
+                f"(signature `{next_sig}`) and TRUE is not scored again.")
+    return f"The sweep chose {rec['chosen']}, so the {nxt} run (signature `{next_sig}`) scores TRUE's dialogue sets anew."
+
+
+def speaker_candidate_share(frames: dict, word: str = "i") -> pd.DataFrame:
+    """Per dev frame (name -> ``grounding, generated, label``) and label: the share of responses with an answer
+    candidate (tfc's rule) equal to ``word`` in any case, the candidate the Q² authors' code drops."""
+    from tfc.scorers.qgqa import answer_candidates
+
+    rows = []
+    for name, df in frames.items():
+        has = np.array([any(c.text.lower() == word for c in cs) for cs in answer_candidates(df["generated"].tolist())])
+        y = df["label"].astype(int).to_numpy()
+        rows += [{"dev set": name, "label": "supported" if lab else "unsupported", "responses": int((y == lab).sum()),
+                  f"share with the candidate '{word}'": float(has[y == lab].mean()) if (y == lab).any() else float("nan")}
+                 for lab in (1, 0)]
+    return pd.DataFrame(rows)
+
+
 Q2_T4_LEVELS = (0.05, 0.10, 0.15, 0.20, 0.25)   # inconsistent shares of the five simulated systems (paper §6)
 
 
