@@ -976,3 +976,13 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
     assert R.scorer_for("q2", **R.fourth_run()).signature == rec["signatures"][rec["chosen"]]
     # "as the third run" is the third run's own signature: the old rule stays out of the hash
     assert rec["signatures"]["as the third run (tfc's rule)"] == R.scorer_for("q2", **R.third_run()).signature
+
+
+def test_dev_frames_follow_a_sweep_record(monkeypatch):
+    from tfc.runs import qgqa as R
+
+    seen = []
+    monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: seen.append((rows, seed)) or {})
+    R.dev_frames({"rows": {"begin_test": 10, "loo_anli": 5}, "seed": 3})
+    R.dev_frames(None)
+    assert seen == [({"begin_test": 10, "loo_anli": 5}, 3), (None, 0)]

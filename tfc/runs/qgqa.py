@@ -281,6 +281,12 @@ def _dev_frames(rows: dict | None, seed: int) -> dict:
     return {"begin_test": A.begin_dev(rows["begin_test"], seed), "loo_anli": A.loo_dev(rows["loo_anli"], seed)}
 
 
+def dev_frames(rec: dict | None = None) -> dict:
+    """The dev frames a sweep record (:func:`load_nli_sweep`, :func:`load_option_sweep`, ...) was run on: its rows
+    and seed, or the default rows and seed 0 without a record."""
+    return _dev_frames(rec["rows"] if rec else None, rec["seed"] if rec else 0)
+
+
 def _dev_auc(scorer, frames: dict, log=print, what: str = "") -> tuple[dict, dict]:
     """ROC AUC x100 of ``scorer`` on each dev frame: (Q²'s own score, its F1 form from ``aux_f1_only``, no
     question = 0 as the ``zero`` policy scores it)."""

@@ -672,8 +672,8 @@ def next_run_text(rec: dict | None, prev_sig: str, next_sig: str, prev: str, nxt
         return f"No dev sweep is recorded, so the {nxt} run takes the current choice and is scored on its own."
     if next_sig == prev_sig:
         return (f"The sweep's choice is the {prev} run's configuration ({rec['chosen']}), so the {nxt} run is the {prev} "
-                f"(signature `{next_sig}`) and TRUE is not scored again.")
-    return f"The sweep chose {rec['chosen']}, so the {nxt} run (signature `{next_sig}`) scores TRUE's dialogue sets anew."
+                f"(signature {next_sig}) and TRUE is not scored again.")
+    return f"The sweep chose {rec['chosen']}, so the {nxt} run (signature {next_sig}) scores TRUE's dialogue sets anew."
 
 
 def speaker_candidate_share(frames: dict, word: str = "i") -> pd.DataFrame:
