@@ -239,3 +239,19 @@ def test_a_late_evaluation_set_is_not_a_leakage_target(monkeypatch):
 
 def _empty():
     return pd.DataFrame({"grounding": [], "generated": []})
+
+
+def test_dialfact_test_follows_trues_dialfact_rule():
+    """DialFact's test sample, built as TRUE built DialFact: factual responses only, SUPPORTS = consistent, the
+    evidence sentences joined; disjoint in responses from TRUE's DialFact, and the leakage filter drops the rows
+    whose evidence is a TRUE grounding."""
+    df = D.load("dialfact_test")
+    assert D.info("dialfact_test").role == "train"
+    assert len(df) == 261 and int(df["label"].sum()) == 99              # 300 rows, 39 personal ones left out
+    assert (df["label"] == (df["label3"] == "entailment")).all()
+    assert df["meta"].map(lambda m: m["response_label"]).value_counts().to_dict() == {
+        "REFUTES": 103, "SUPPORTS": 99, "NOT ENOUGH INFO": 59}
+    assert not set(df["generated"]) & set(D.load("dialfact")["generated"])
+    kept, leak = D.training_mix(["dialfact_test"])
+    assert len(kept) + int(leak["removed_exact"].sum() + leak["removed_near"].sum()) == 261
+    assert not set(kept["grounding"]) & set(D.load("dialfact")["grounding"])

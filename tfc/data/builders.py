@@ -424,6 +424,15 @@ def _vitc_baseline(name: str, zipname: str, split: str) -> pd.DataFrame:
     return _nli_frame(name, split, recs, "evidence", "claim", "label", ("unique_id",))
 
 
+def dialfact_test() -> pd.DataFrame:
+    """DialFact's 300-row test-split sample, built by TRUE's rule for DialFact: the factual (verifiable) responses
+    only, consistent when SUPPORTS, the evidence sentences of a response joined as its grounding."""
+    recs = [r for r in _jsonl("dialfact/testsmall.jsonl") if r["type_label"] == "factual"]
+    recs = [{**r, "evidence": " ".join(e[2].strip() for e in r["evidence_list"])} for r in recs]
+    return _nli_frame("dialfact_test", "test", recs, "evidence", "response", "response_label",
+                      ("id", "data_type", "response_label"))
+
+
 def anli_test() -> pd.DataFrame:
     return _vitc_baseline("anli_test", "anli", "test")
 

@@ -236,6 +236,13 @@ SPECS: list[DatasetSpec] = [
                 "As BEGIN: consistent when the gold label is 'entailment'.",
                 ("begin/test_05_24_21.tsv",), B.begin_test, splits=("test",),
                 gaps="21 evidence passages are also TRUE-Q2 groundings: use training_mix."),
+    DatasetSpec("dialfact_test", "training", "dialogue", "text", "train", "salesforce/DialFact (scripts/testsmall.jsonl)",
+                "BSD-3-Clause", "TRUE's DialFact rule: factual responses only; label = 1 for SUPPORTS, 0 for REFUTES "
+                "or NOT ENOUGH INFO (label3); the evidence sentences joined as the grounding.",
+                ("dialfact/testsmall.jsonl",), B.dialfact_test, splits=("test",), label_space="nli3",
+                extra_columns=("label3",),
+                gaps="A 300-row test-split sample (261 factual); no response is in TRUE's DialFact (valid), but some "
+                     "evidence passages are TRUE-DialFact groundings: use training_mix."),
     # ------------------------------------------------------------------ human-labelled sentence-level sets
     DatasetSpec("snli_devtest", "training", "NLI", "text", "train", "OanaMariaCamburu/e-SNLI (SNLI dev/test)",
                 "CC BY-SA 4.0", "label3 = SNLI gold label; label = 1 for entailment.",

@@ -54,6 +54,16 @@ def begin_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
     return _stratified(kept[["grounding", "generated", "label"]], n, seed)
 
 
+def dialfact_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
+    """DialFact's test-split sample (``dialfact_test``: factual responses, TRUE's DialFact rule) through the
+    leakage filter, ``n`` stratified: a dev frame with TRUE's dialogue label semantics, where a personal statement
+    is no row at all (in BEGIN it is a negative)."""
+    from tfc.data import training_mix
+
+    kept, _ = training_mix(["dialfact_test"])
+    return _stratified(kept[["grounding", "generated", "label"]], n, seed)
+
+
 def loo_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
     """Leave-one-sentence-out pairs from ANLI dev + test premises (filtered), binary labels, ``n`` stratified."""
     from tfc.data import training_mix
