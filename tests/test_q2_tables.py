@@ -300,3 +300,35 @@ def test_speaker_candidate_share_counts_responses_per_label():
     assert t["responses"].tolist() == [2, 2]
     # a frame without one of the labels gives NaN for it, not a division error
     assert pd.isna(T.speaker_candidate_share({"dev": frame.iloc[:2]}).set_index("label").iloc[:, -1]["unsupported"])
+
+
+def test_outcome_table_shares_per_class_and_kind():
+    from tfc.book.chapters import qgqa as T
+    from tfc.runs.qgqa import OUTCOMES
+
+    rec = {"counts": [{"label": 1, "kind": "another pronoun", "outcome": "different answer", "questions": 3},
+                      {"label": 1, "kind": "another pronoun", "outcome": "same answer", "questions": 1},
+                      {"label": 1, "kind": "entity or noun phrase", "outcome": "same answer", "questions": 6},
+                      {"label": 0, "kind": "entity or noun phrase", "outcome": "no answer on the knowledge",
+                       "questions": 2}]}
+    t = T.outcome_table(rec).set_index(["class", "candidate"])
+    assert t.loc[("consistent", "another pronoun"), "questions"] == 4
+    assert t.loc[("consistent", "another pronoun"), "% of the class's questions"] == 40.0
+    assert t.loc[("consistent", "another pronoun"), "different answer"] == 75.0
+    assert t.loc[("inconsistent", "entity or noun phrase"), "% of the class's questions"] == 100.0
+    assert t.loc[("inconsistent", "entity or noun phrase"), "no answer on the knowledge"] == 100.0
+    assert list(t.columns[-4:]) == list(OUTCOMES)
+    assert list(T.outcome_table(None).columns[:2]) == ["class", "candidate"]
+
+
+def test_question_outcome_and_candidate_kind():
+    from tfc.runs.qgqa import candidate_kind, question_outcome
+    from tfc.scorers.qgqa import parse
+
+    assert question_outcome(0.0, "") == "no answer on the knowledge"
+    assert question_outcome(1.0, "Paris") == "same answer"
+    assert question_outcome(0.5, "the Paris trip") == "partly the same"
+    assert question_outcome(0.0, "Rome") == "different answer"
+    assert [candidate_kind(d) for d in parse(["i", "I", "they", "them", "the Paris trip", "Obama"])] == [
+        "the speaker 'i'", "the speaker 'i'", "another pronoun", "another pronoun", "entity or noun phrase",
+        "entity or noun phrase"]

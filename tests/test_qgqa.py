@@ -976,6 +976,15 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
     assert R.scorer_for("q2", **R.fourth_run()).signature == rec["signatures"][rec["chosen"]]
     # "as the third run" is the third run's own signature: the old rule stays out of the hash
     assert rec["signatures"]["as the third run (tfc's rule)"] == R.scorer_for("q2", **R.third_run()).signature
+    assert "earlier" not in rec
+    # a rerun on other dev frames keeps the earlier record inside the new one; a rerun on the same frames keeps
+    # the list as it is
+    monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {k: frame for k in rows})
+    rec2 = R.candidate_sweep(rows={"begin_test": 2, "loo_anli": 2, "dialfact_test": 2}, log=lambda *_: None)
+    assert set(rec2["rows"]) == {"begin_test", "loo_anli", "dialfact_test"}
+    assert [e["rows"] for e in rec2["earlier"]] == [rec["rows"]] and "earlier" not in rec2["earlier"][0]
+    rec3 = R.candidate_sweep(rows={"begin_test": 2, "loo_anli": 2, "dialfact_test": 2}, log=lambda *_: None)
+    assert rec3["earlier"] == rec2["earlier"] and R.load_candidate_sweep()["earlier"] == rec2["earlier"]
 
 
 def test_dev_frames_follow_a_sweep_record(monkeypatch):
@@ -986,3 +995,39 @@ def test_dev_frames_follow_a_sweep_record(monkeypatch):
     R.dev_frames({"rows": {"begin_test": 10, "loo_anli": 5}, "seed": 3})
     R.dev_frames(None)
     assert seen == [({"begin_test": 10, "loo_anli": 5}, 3), (None, 0)]
+
+
+def test_dev_frames_by_name(monkeypatch):
+    from tfc.runs import aggregation as A
+    from tfc.runs import qgqa as R
+
+    monkeypatch.setattr(A, "dialfact_dev", lambda n, seed: ("dialfact", n, seed))
+    monkeypatch.setattr(A, "begin_dev", lambda n, seed: ("begin", n, seed))
+    out = R._dev_frames({"dialfact_test": 5, "begin_test": 7}, 1)
+    assert list(out.items()) == [("dialfact_test", ("dialfact", 5, 1)), ("begin_test", ("begin", 7, 1))]
+    with pytest.raises(ValueError, match="unknown dev frame"):
+        R._dev_frames({"fever": 3}, 0)
+
+
+def test_question_outcomes_record_counts_every_used_question(tiny, monkeypatch, tmp_path):
+    import pandas as pd
+
+    import tfc.data
+    from tfc.runs import qgqa as R
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path))
+    frame = pd.DataFrame({"grounding": ["Marie Curie won the Nobel Prize in 1903 in Stockholm."] * 3,
+                          "generated": ["i think she won the prize in 1903.", "Marie Curie won it in 1911.", "Yes!"],
+                          "label": [1, 0, 1]})
+    monkeypatch.setattr(tfc.data, "load", lambda name: frame)
+    cfg = {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"], "qa_null_threshold": -1e9,
+           "validation": "f1", "validation_f1": 0.0}
+    rec = R.question_outcomes("toy", config=cfg)
+    s = R.scorer_for("q2", **cfg)
+    used = s.explain(frame["grounding"].tolist(), frame["generated"].tolist())
+    assert sum(c["questions"] for c in rec["counts"]) == int(used["used"].sum()) > 0
+    assert {c["outcome"] for c in rec["counts"]} <= set(R.OUTCOMES)
+    assert {c["kind"] for c in rec["counts"]} <= set(R.CANDIDATE_KINDS)
+    assert rec["responses"] == {"0": 1, "1": 2} and rec["signature"] == s.signature
+    assert R.load_question_outcomes("toy") == rec
+    assert R.load_question_outcomes("other") is None

@@ -275,10 +275,15 @@ def nli_sweep_path():
 
 
 def _dev_frames(rows: dict | None, seed: int) -> dict:
+    """The dev frames named in ``rows`` (name -> rows; default :data:`NLI_SWEEP_ROWS`), in its order."""
     from tfc.runs import aggregation as A
 
+    build = {"begin_test": A.begin_dev, "loo_anli": A.loo_dev, "dialfact_test": A.dialfact_dev}
     rows = dict(NLI_SWEEP_ROWS if rows is None else rows)
-    return {"begin_test": A.begin_dev(rows["begin_test"], seed), "loo_anli": A.loo_dev(rows["loo_anli"], seed)}
+    unknown = set(rows) - set(build)
+    if unknown:
+        raise ValueError(f"unknown dev frame(s) {sorted(unknown)}; known: {sorted(build)}")
+    return {k: build[k](n, seed) for k, n in rows.items()}
 
 
 def dev_frames(rec: dict | None = None) -> dict:
@@ -344,9 +349,13 @@ def _sweep_record(head: dict, frames: dict, seed: int, current: str, auc: dict, 
            "current": current, "auc": auc, **extra, "signatures": sigs, "chosen": choose_step(auc, current, A.MARGIN),
            "run_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rec, indent=1) + "\n")
+        _write_record(rec, path)
     return rec
+
+
+def _write_record(rec: dict, path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rec, indent=1) + "\n")
 
 
 # Q²'s options, chosen on the same dev data for the third run (the reader retrained, tfc/qa-minilm-v4). The
@@ -431,11 +440,25 @@ def candidate_sweep_path():
     return config.model_records_dir() / QA_V4[4:] / "q2_candidate_dev.json"
 
 
+# the candidate sweep's dev frames: the NLI-step sweep's two and DialFact's test sample, every kept row (TRUE's
+# dialogue label semantics: factual responses only; see tfc.runs.aggregation.dialfact_dev)
+CANDIDATE_SWEEP_ROWS = {**NLI_SWEEP_ROWS, "dialfact_test": 261}
+
+
 def candidate_sweep(rows: dict | None = None, seed: int = 0, write: bool = True, log=print) -> dict:
-    """:func:`option_sweep` of :data:`CANDIDATE_CANDIDATES` on :func:`third_run`'s configuration (record:
-    :func:`candidate_sweep_path`)."""
-    return option_sweep(CANDIDATE_CANDIDATES, rows, seed, write, log, base=third_run(), path=candidate_sweep_path(),
-                        what="Q²'s answer-candidate rule")
+    """:func:`option_sweep` of :data:`CANDIDATE_CANDIDATES` on :func:`third_run`'s configuration, on the dev frames
+    of ``rows`` (default :data:`CANDIDATE_SWEEP_ROWS`; record: :func:`candidate_sweep_path`). A recorded sweep on
+    other frames is kept in the new record's ``earlier`` list, so no run disappears from the record."""
+    rec = option_sweep(CANDIDATE_CANDIDATES, dict(CANDIDATE_SWEEP_ROWS if rows is None else rows), seed, False, log,
+                       base=third_run(), what="Q²'s answer-candidate rule")
+    prev = load_candidate_sweep()
+    if prev and (prev["rows"], prev["seed"]) != (rec["rows"], rec["seed"]):
+        rec["earlier"] = [*prev.pop("earlier", []), prev]
+    elif prev and prev.get("earlier"):
+        rec["earlier"] = prev["earlier"]
+    if write:
+        _write_record(rec, candidate_sweep_path())
+    return rec
 
 
 def load_candidate_sweep() -> dict | None:
@@ -464,4 +487,65 @@ def choose_step(auc: dict, current: str, margin: float) -> str:
 def load_nli_sweep() -> dict | None:
     """The committed record of :func:`nli_step_sweep`, or None."""
     p = nli_sweep_path()
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Where Q²'s valid questions go: counts per (label, candidate kind, outcome), no text (the record is committed;
+# the per-question table holds the mirror's text and stays local)
+
+OUTCOMES = ("same answer", "partly the same", "different answer", "no answer on the knowledge")
+CANDIDATE_KINDS = ("the speaker 'i'", "another pronoun", "entity or noun phrase")
+
+
+def question_outcome(f1: float, answer: str) -> str:
+    """A used question's outcome: no answer read on the knowledge, or the token F1 between the candidate and that
+    answer (1 -> same, in (0, 1) -> partly, 0 -> different)."""
+    if not answer:
+        return OUTCOMES[3]
+    return OUTCOMES[0] if f1 >= 1 else OUTCOMES[1] if f1 > 0 else OUTCOMES[2]
+
+
+def candidate_kind(doc) -> str:
+    """A candidate's kind from its spaCy parse: "i", another lone pronoun, or anything else."""
+    if len(doc) == 1 and doc[0].lower_ == "i":
+        return CANDIDATE_KINDS[0]
+    return CANDIDATE_KINDS[1] if len(doc) == 1 and doc[0].pos_ == "PRON" else CANDIDATE_KINDS[2]
+
+
+def outcomes_path(dataset: str):
+    from tfc import config
+
+    return config.model_records_dir() / QA_V4[4:] / f"q2_question_outcomes_{dataset}.json"
+
+
+def question_outcomes(dataset: str = "q2_paper", config: dict | None = None, write: bool = True) -> dict:
+    """Q² (default :func:`third_run`) on every row of ``dataset`` through ``explain``: the used questions counted
+    per label, candidate kind (:func:`candidate_kind`) and outcome (:func:`question_outcome`), and the responses
+    per label. Writes the record (:func:`outcomes_path`) unless ``write=False``."""
+    from tfc import data
+    from tfc.scorers.qgqa import parse
+
+    config = dict(third_run() if config is None else config)
+    scorer = scorer_for("q2", **config)
+    df = data.load(dataset)
+    t = scorer.explain(df["grounding"].tolist(), df["generated"].tolist())
+    used = t[t["used"].astype(bool)].copy()
+    used["label"] = df["label"].to_numpy()[used["example"].to_numpy(int)]
+    used["kind"] = [candidate_kind(d) for d in parse(used["candidate"].tolist())]
+    used["outcome"] = [question_outcome(float(f), str(a)) for f, a in zip(used["f1"], used["answer_grounding"])]
+    counts = used.groupby(["label", "kind", "outcome"]).size()
+    rec = {"what": "where Q²'s used questions go, per label, candidate kind and outcome", "dataset": dataset,
+           "config": config, "signature": scorer.signature,
+           "responses": {str(k): int(v) for k, v in df["label"].value_counts().sort_index().items()},
+           "counts": [{"label": int(k[0]), "kind": k[1], "outcome": k[2], "questions": int(v)} for k, v in counts.items()],
+           "run_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if write:
+        _write_record(rec, outcomes_path(dataset))
+    return rec
+
+
+def load_question_outcomes(dataset: str = "q2_paper") -> dict | None:
+    """The committed record of :func:`question_outcomes`, or None."""
+    p = outcomes_path(dataset)
     return json.loads(p.read_text()) if p.is_file() else None

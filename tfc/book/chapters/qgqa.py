@@ -691,6 +691,26 @@ def speaker_candidate_share(frames: dict, word: str = "i") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def outcome_table(rec: dict | None) -> pd.DataFrame:
+    """:func:`tfc.runs.qgqa.question_outcomes`' record as a table: per class (consistent / inconsistent) and
+    candidate kind, the used questions, their share of the class's questions (%) and the share (%) of each outcome."""
+    from tfc.runs.qgqa import CANDIDATE_KINDS, OUTCOMES
+
+    cols = ["class", "candidate", "questions", "% of the class's questions", *OUTCOMES]
+    if not rec or not rec["counts"]:
+        return pd.DataFrame(columns=cols)
+    c = pd.DataFrame(rec["counts"])
+    c["class"] = c["label"].map({1: "consistent", 0: "inconsistent"})
+    w = c.pivot_table(index=["class", "kind"], columns="outcome", values="questions", aggfunc="sum", fill_value=0)
+    w = w.reindex(columns=list(OUTCOMES), fill_value=0)
+    n = w.sum(axis=1)
+    out = (100 * w.div(n, axis=0)).round(1)
+    out.insert(0, "% of the class's questions", (100 * n / n.groupby(level="class").transform("sum")).round(1))
+    out.insert(0, "questions", n.astype(int))
+    order = [(k, kind) for k in ("consistent", "inconsistent") for kind in CANDIDATE_KINDS if (k, kind) in out.index]
+    return out.loc[order].rename_axis(["class", "candidate"]).reset_index()[cols]
+
+
 Q2_T4_LEVELS = (0.05, 0.10, 0.15, 0.20, 0.25)   # inconsistent shares of the five simulated systems (paper §6)
 
 
