@@ -37,6 +37,11 @@ def test_f1_normalisations_differ_only_in_their_one_step():
     assert n["punctuation to space"]("The cat's toy, a ball!") == ["cat", "s", "toy", "ball"]
     assert n["case kept"]("The cat's toy, a ball!") == ["The", "cats", "toy", "ball"]
     assert n["white space, lower-cased"]("The cat's toy, a ball!") == ["the", "cat's", "toy,", "a", "ball!"]
+    # T5's TriviaQA rule turns typographic quotes into spaces too; "Unicode marks" drops any non-word mark
+    assert n["T5's TriviaQA rule"]("The cat’s toy – a ball!") == ["cat", "s", "toy", "–", "ball"]
+    assert n["SQuAD (preset)"]("The cat’s toy – a ball!") == ["cat’s", "toy", "–", "ball"]
+    assert n["Unicode marks dropped"]("The cat’s toy – a ball!") == ["cats", "toy", "ball"]
+    assert n["Treebank tokens"]("The cat's toy, a ball!") == ["cat", "'s", "toy", "ball"]
 
 
 def test_q2_t9_implied_sums_reads_the_printed_mean_backwards(monkeypatch):

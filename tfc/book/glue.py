@@ -237,6 +237,7 @@ KEYS: dict[str, str] = {
     "data_t8_f1_variants_within": "TRUE Table 8 F1 cells within precision per normalisation",
     "data_t8_f1_n_cells": "TRUE Table 8 pos/neg F1 cells",
     "data_t8_f1_squad_at_or_above": "TRUE Table 8 F1 cells where SQuAD-normalised F1 is at or above the paper",
+    "data_t8_f1_best": "the Table 8 token-F1 readings with the most cells within the printed precision",
     "data_t8_f1_squad_out": "TRUE Table 8 F1 cells outside precision under the preset, named",
     "scorers_mnbm_missing_table": "MNBM AUC with the five missing consistent rows at either extreme",
     "scorers_mnbm_missing_in_range": "lexical metrics whose MNBM cell lies in the missing-rows range",

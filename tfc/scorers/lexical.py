@@ -67,17 +67,22 @@ import numpy as np
 from tfc.scorers.base import Scorer, ScorerConfig, progress_bar
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_TRIVIA = string.punctuation + "‘’´"     # T5's normalize_trivia_qa: these marks become spaces
 _PUNCT = {"drop": str.maketrans("", "", string.punctuation),
-          "space": str.maketrans(string.punctuation, " " * len(string.punctuation))}
+          "space": str.maketrans(string.punctuation, " " * len(string.punctuation)),
+          "trivia": str.maketrans(_TRIVIA, " " * len(_TRIVIA))}
+_NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
 
 
 def squad_normalize(text: str, *, lower: bool = True, articles: bool = True, punctuation: str = "drop") -> list[str]:
     """SQuAD's answer normalisation as tokens: lower-case, ASCII punctuation removed, the articles a/an/the
     removed, white-space split. The keywords turn single steps off or change them (``punctuation="space"``
-    replaces each mark by a space); the data chapter uses them to test which step TRUE's Table 8 differs in.
+    replaces each mark by a space, ``"trivia"`` also the typographic quotes as T5's TriviaQA rule does,
+    ``"unicode"`` drops every character that is not a word character or white space); the data chapter uses them
+    to test which step TRUE's Table 8 differs in.
     The defaults are the ``f1`` scorer's preset."""
     t = text.lower() if lower else text
-    t = t.translate(_PUNCT[punctuation])
+    t = _NON_WORD.sub("", t) if punctuation == "unicode" else t.translate(_PUNCT[punctuation])
     if articles:
         t = _ARTICLES.sub(" ", t)
     return t.split()
