@@ -141,3 +141,28 @@ def test_word_count_rules_hand_counted(monkeypatch):
     alnum = out.loc["tokens with a letter or digit"]
     assert (alnum["min_len"], alnum["max_len"], alnum["median_len"], alnum["within"]) == (2, 4, 3.0, 4)
     assert out.loc["TRUE Table 6", "lone_periods"] == 0.5
+
+
+def test_f1_reading_aucs_and_span_text(monkeypatch):
+    """Two readings on a toy set whose AUC the tokenisation decides. Lower-cased, both consistent pairs match in
+    full (F1 1) and the inconsistent ones do not (2/3, 1/3): AUC 100. Case kept, the consistent pairs drop to 2/3
+    and tie with the first inconsistent one: (0.5 + 1 + 0.5 + 1) / 4 = 75."""
+    import tfc.book.reference as ref
+    import tfc.data
+    from tfc.book.chapters import data as st
+    from tfc.book.chapters import true as T
+
+    df = pd.DataFrame({"grounding": ["Paris is big", "Paris is big", "Rome is old", "Rome is old"],
+                       "generated": ["paris is big", "Paris was big", "rome is old", "Rome was new"],
+                       "label": [1, 0, 1, 0]})
+    monkeypatch.setattr(tfc.data, "load", lambda name, sample=None, seed=0: df)
+    monkeypatch.setattr(ref, "value", lambda table, row, col: 60.0)
+    monkeypatch.setattr(st, "F1_NORMALISATIONS", {"lower": st.F1_NORMALISATIONS["SQuAD (preset)"],
+                                                  "case kept": st.F1_NORMALISATIONS["case kept"]})
+    t = T.f1_reading_aucs(["toy"])
+    row = t.set_index("dataset").loc["toy"]
+    assert row["lower"] == 100.0
+    assert row["case kept"] == 75.0
+    assert row["span"] == 25.0 and row["paper"] == 60.0
+    assert T.span_text(t, "toy") == "spans 75.0 to 100.0, the paper 60.0"
+    assert T.span_text(t, "other") == "is not scored here"

@@ -574,6 +574,11 @@ KEYS: dict[str, str] = {
     "scorers_cause_n": "lexical cells outside 1 point",
     "scorers_cause_n_ties": "of those, cells whose published value lies inside the tie-breaking range",
     "scorers_cause_ties": "list of the cells explained by ties",
+    "scorers_f1_reading_table": "token F1's AUC per TRUE set under each tokenisation reading of the data chapter, beside Table 3",
+    "scorers_f1_reading_qx": "QAGS-XSum's token-F1 AUC across the tokenisation readings (lowest to highest) and the paper's",
+    "scorers_f1_reading_near1": "token-F1 cells within one point of TRUE Table 3, per tokenisation reading",
+    "scorers_f1_reading_n_sets": "TRUE sets in the token-F1 reading table",
+    "scorers_f1_reading_qx_hits": "the tokenisation readings that bring QAGS-XSum's F1 within a point, with their cells in all",
     "scorers_cause_rest": "lexical cells outside one point explained neither by ties nor by BLEU's zero treatment",
     "scorers_cause_other": "list of the cells not explained by ties",
 }

@@ -382,3 +382,37 @@ def missing_rows_auc_range(frames: dict, dataset: str, n_missing: int, label: in
                      "lowest with them": round(lo, 2), "highest with them": round(hi, 2),
                      "paper in range": bool(np.isfinite(paper) and lo - printed / 2 <= paper <= hi + printed / 2)})
     return pd.DataFrame(rows)
+
+
+def f1_reading_aucs(datasets, sample=None, seed: int = 0) -> pd.DataFrame:
+    """Token F1's ROC AUC × 100 per TRUE set under each tokenisation reading of the data chapter
+    (:data:`tfc.book.chapters.data.F1_NORMALISATIONS`), beside TRUE Table 3's F1 column: ``dataset, paper,
+    <reading>..., span`` (``span``: the highest minus the lowest reading)."""
+    from tfc.book.chapters.data import F1_NORMALISATIONS
+    from tfc.book.reference import value
+    from tfc.data import load
+    from tfc.meta import roc_auc
+    from tfc.scorers.lexical import bag_prf
+
+    rows = []
+    for n in datasets:
+        d = load(n, sample=sample, seed=seed)
+        y = d["label"].astype(int).to_numpy()
+        row = {"dataset": n, "paper": value("TRUE-T3", n, "f1")}
+        for label, norm in F1_NORMALISATIONS.items():
+            s = [bag_prf(norm(g), norm(h))[2] for g, h in zip(d["grounding"], d["generated"])]
+            row[label] = round(100 * roc_auc(y, np.asarray(s)), 1)
+        vals = [row[k] for k in F1_NORMALISATIONS]
+        row["span"] = round(max(vals) - min(vals), 1)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def span_text(readings: pd.DataFrame, dataset: str) -> str:
+    """One clause from :func:`f1_reading_aucs`: the lowest and highest AUC of ``dataset`` across the readings,
+    with the published value ("spans 48.4 to 51.2, the paper 51.1"); "is not scored here" without the set."""
+    r = readings.set_index("dataset")
+    if dataset not in r.index:
+        return "is not scored here"
+    vals = r.loc[dataset].drop(["paper", "span"])
+    return f"spans {vals.min():.1f} to {vals.max():.1f}, the paper {r.loc[dataset, 'paper']:.1f}"
