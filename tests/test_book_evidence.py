@@ -157,8 +157,10 @@ def test_f1_reading_aucs_and_span_text(monkeypatch):
                        "label": [1, 0, 1, 0]})
     monkeypatch.setattr(tfc.data, "load", lambda name, sample=None, seed=0: df)
     monkeypatch.setattr(ref, "value", lambda table, row, col: 60.0)
-    monkeypatch.setattr(st, "F1_NORMALISATIONS", {"lower": st.F1_NORMALISATIONS["SQuAD (preset)"],
-                                                  "case kept": st.F1_NORMALISATIONS["case kept"]})
+    import tfc.scorers.lexical as lex
+
+    monkeypatch.setattr(lex, "F1_READINGS", {"lower": st.F1_NORMALISATIONS["SQuAD (preset)"],
+                                             "case kept": st.F1_NORMALISATIONS["case kept"]})
     t = T.f1_reading_aucs(["toy"])
     row = t.set_index("dataset").loc["toy"]
     assert row["lower"] == 100.0

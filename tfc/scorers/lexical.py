@@ -61,6 +61,7 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -92,6 +93,27 @@ def squad_text(text: str, **steps) -> str:
     """:func:`squad_normalize` joined back into one string (what SQuAD's ``normalize_answer`` returns); the
     ``normalize="squad"`` text of the ROUGE / BLEU scorers and the QG-QA answer comparison."""
     return " ".join(squad_normalize(text, **steps))
+
+
+def treebank_tokens(text: str) -> list[str]:
+    """NLTK's Treebank word tokens, lower-cased, without punctuation-only tokens and the articles a/an/the."""
+    from nltk.tokenize import TreebankWordTokenizer
+
+    toks = (w.lower() for w in TreebankWordTokenizer().tokenize(text))
+    return [w for w in toks if w not in ("a", "an", "the") and not all(c in string.punctuation for c in w)]
+
+
+# Readings of token F1's tokenisation, for the chapters that test which one TRUE used (Tables 3 and 8): the
+# preset (SQuAD's) with one step changed each, T5's TriviaQA rule (TRUE's models ran on T5's stack), every Unicode
+# mark dropped, a word tokenizer, and a plain lower-cased white-space split
+F1_READINGS = {"SQuAD (preset)": squad_normalize,
+               "articles kept": partial(squad_normalize, articles=False),
+               "punctuation to space": partial(squad_normalize, punctuation="space"),
+               "case kept": partial(squad_normalize, lower=False),
+               "T5's TriviaQA rule": partial(squad_normalize, punctuation="trivia"),
+               "Unicode marks dropped": partial(squad_normalize, punctuation="unicode"),
+               "Treebank tokens": treebank_tokens,
+               "white space, lower-cased": lambda t: t.lower().split()}
 
 
 def token_prf(reference: str, candidate: str) -> tuple[float, float, float]:

@@ -5,8 +5,6 @@ Every function returns a long frame ``row, column, value`` ready for
 """
 from __future__ import annotations
 
-import string
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -16,7 +14,7 @@ import tfc.results.dataset as RD
 import tfc.scorers as S
 from tfc.book import reference
 from tfc.data.cards import dataset_summary  # noqa: F401  (the data chapter's first table)
-from tfc.scorers.lexical import bag_prf, squad_normalize
+from tfc.scorers.lexical import F1_READINGS, bag_prf
 from tfc.text.words import length_stats, n_words  # noqa: F401
 
 
@@ -146,25 +144,9 @@ def q2_t9_implied_sums(systems=("dodeca",), printed: float = 0.01) -> pd.DataFra
     return pd.DataFrame(out)
 
 
-def treebank_tokens(text: str) -> list[str]:
-    """NLTK's Treebank word tokens, lower-cased, without punctuation-only tokens and the articles a/an/the."""
-    from nltk.tokenize import TreebankWordTokenizer
-
-    toks = (w.lower() for w in TreebankWordTokenizer().tokenize(text))
-    return [w for w in toks if w not in ("a", "an", "the") and not all(c in string.punctuation for c in w)]
-
-
-# TRUE does not say how its Table 8 token F1 normalises; these are the readings we test: the preset (SQuAD's)
-# with one step changed each, T5's TriviaQA rule (TRUE's models ran on T5's stack), every Unicode mark dropped, a
-# word tokenizer, and a plain lower-cased white-space split
-F1_NORMALISATIONS = {"SQuAD (preset)": squad_normalize,
-                     "articles kept": partial(squad_normalize, articles=False),
-                     "punctuation to space": partial(squad_normalize, punctuation="space"),
-                     "case kept": partial(squad_normalize, lower=False),
-                     "T5's TriviaQA rule": partial(squad_normalize, punctuation="trivia"),
-                     "Unicode marks dropped": partial(squad_normalize, punctuation="unicode"),
-                     "Treebank tokens": treebank_tokens,
-                     "white space, lower-cased": lambda t: t.lower().split()}
+# TRUE does not say how its Table 8 token F1 normalises; the readings we test live beside the scorer's own
+# normalisation (tfc.scorers.lexical.F1_READINGS), so the TRUE scorers chapter reads the same ones
+F1_NORMALISATIONS = F1_READINGS
 
 
 def f1_normalisation_variants(names: list[str] | None = None, sample: int | None = None, seed: int = 0,

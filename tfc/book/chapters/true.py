@@ -386,23 +386,22 @@ def missing_rows_auc_range(frames: dict, dataset: str, n_missing: int, label: in
 
 def f1_reading_aucs(datasets, sample=None, seed: int = 0) -> pd.DataFrame:
     """Token F1's ROC AUC × 100 per TRUE set under each tokenisation reading of the data chapter
-    (:data:`tfc.book.chapters.data.F1_NORMALISATIONS`), beside TRUE Table 3's F1 column: ``dataset, paper,
+    (:data:`tfc.scorers.lexical.F1_READINGS`), beside TRUE Table 3's F1 column: ``dataset, paper,
     <reading>..., span`` (``span``: the highest minus the lowest reading)."""
-    from tfc.book.chapters.data import F1_NORMALISATIONS
     from tfc.book.reference import value
     from tfc.data import load
     from tfc.meta import roc_auc
-    from tfc.scorers.lexical import bag_prf
+    from tfc.scorers.lexical import F1_READINGS, bag_prf
 
     rows = []
     for n in datasets:
         d = load(n, sample=sample, seed=seed)
         y = d["label"].astype(int).to_numpy()
         row = {"dataset": n, "paper": value("TRUE-T3", n, "f1")}
-        for label, norm in F1_NORMALISATIONS.items():
+        for label, norm in F1_READINGS.items():
             s = [bag_prf(norm(g), norm(h))[2] for g, h in zip(d["grounding"], d["generated"])]
             row[label] = round(100 * roc_auc(y, np.asarray(s)), 1)
-        vals = [row[k] for k in F1_NORMALISATIONS]
+        vals = [row[k] for k in F1_READINGS]
         row["span"] = round(max(vals) - min(vals), 1)
         rows.append(row)
     return pd.DataFrame(rows)
