@@ -358,6 +358,11 @@ def _write_record(rec: dict, path) -> None:
     path.write_text(json.dumps(rec, indent=1) + "\n")
 
 
+def _read_record(path) -> dict | None:
+    """A committed sweep or analysis record, or None when it is not written."""
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 # Q²'s options, chosen on the same dev data for the third run (the reader retrained, tfc/qa-minilm-v4). The
 # candidates are the paper's own options (appendix: +filter personal, Q²*) and TRUE's re-implementation's
 # validation, plus the answer-candidate kinds; fixed before the run, the current configuration first. Each is
@@ -413,8 +418,7 @@ def _as_config(kw: dict) -> dict:
 
 def load_option_sweep() -> dict | None:
     """The committed record of :func:`option_sweep`, or None."""
-    p = option_sweep_path()
-    return json.loads(p.read_text()) if p.is_file() else None
+    return _read_record(option_sweep_path())
 
 
 def third_run() -> dict:
@@ -451,11 +455,12 @@ def candidate_sweep(rows: dict | None = None, seed: int = 0, write: bool = True,
     other frames is kept in the new record's ``earlier`` list, so no run disappears from the record."""
     rec = option_sweep(CANDIDATE_CANDIDATES, dict(CANDIDATE_SWEEP_ROWS if rows is None else rows), seed, False, log,
                        base=third_run(), what="Q²'s answer-candidate rule")
-    prev = load_candidate_sweep()
+    prev = load_candidate_sweep() or {}
+    earlier = prev.pop("earlier", [])
     if prev and (prev["rows"], prev["seed"]) != (rec["rows"], rec["seed"]):
-        rec["earlier"] = [*prev.pop("earlier", []), prev]
-    elif prev and prev.get("earlier"):
-        rec["earlier"] = prev["earlier"]
+        earlier.append(prev)
+    if earlier:
+        rec["earlier"] = earlier
     if write:
         _write_record(rec, candidate_sweep_path())
     return rec
@@ -463,8 +468,7 @@ def candidate_sweep(rows: dict | None = None, seed: int = 0, write: bool = True,
 
 def load_candidate_sweep() -> dict | None:
     """The committed record of :func:`candidate_sweep`, or None."""
-    p = candidate_sweep_path()
-    return json.loads(p.read_text()) if p.is_file() else None
+    return _read_record(candidate_sweep_path())
 
 
 def fourth_run() -> dict:
@@ -486,8 +490,7 @@ def choose_step(auc: dict, current: str, margin: float) -> str:
 
 def load_nli_sweep() -> dict | None:
     """The committed record of :func:`nli_step_sweep`, or None."""
-    p = nli_sweep_path()
-    return json.loads(p.read_text()) if p.is_file() else None
+    return _read_record(nli_sweep_path())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -538,7 +541,8 @@ def question_outcomes(dataset: str = "q2_paper", config: dict | None = None, wri
     rec = {"what": "where Q²'s used questions go, per label, candidate kind and outcome", "dataset": dataset,
            "config": config, "signature": scorer.signature,
            "responses": {str(k): int(v) for k, v in df["label"].value_counts().sort_index().items()},
-           "counts": [{"label": int(k[0]), "kind": k[1], "outcome": k[2], "questions": int(v)} for k, v in counts.items()],
+           "counts": [{"label": int(k[0]), "kind": k[1], "outcome": k[2], "questions": int(v)}
+                      for k, v in counts.items()],
            "run_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     if write:
         _write_record(rec, outcomes_path(dataset))
@@ -547,5 +551,4 @@ def question_outcomes(dataset: str = "q2_paper", config: dict | None = None, wri
 
 def load_question_outcomes(dataset: str = "q2_paper") -> dict | None:
     """The committed record of :func:`question_outcomes`, or None."""
-    p = outcomes_path(dataset)
-    return json.loads(p.read_text()) if p.is_file() else None
+    return _read_record(outcomes_path(dataset))

@@ -116,9 +116,10 @@ F1_READINGS = {"SQuAD (preset)": squad_normalize,
                "white space, lower-cased": lambda t: t.lower().split()}
 
 
-def token_prf(reference: str, candidate: str) -> tuple[float, float, float]:
-    """Bag-of-tokens (precision, recall, F1) of ``candidate`` against ``reference`` (SQuAD rules)."""
-    return bag_prf(squad_normalize(reference), squad_normalize(candidate))
+def token_prf(reference: str, candidate: str, norm=squad_normalize) -> tuple[float, float, float]:
+    """Bag-of-tokens (precision, recall, F1) of ``candidate`` against ``reference``, both tokenised by ``norm``
+    (SQuAD's rules; any of :data:`F1_READINGS`)."""
+    return bag_prf(norm(reference), norm(candidate))
 
 
 _COMPONENTS = ("precision", "recall", "fmeasure")

@@ -53,8 +53,8 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import (CANDIDATE_RULES, NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, parse,
-                               squad_em, squad_f1)
+from tfc.scorers.qgqa import (NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, check_candidate_rule,
+                               parse, squad_em, squad_f1)
 
 PERSONAL_SUBJECTS = {"i", "you"}
 PERSONAL_POSSESSIVES = {"my", "your"}
@@ -98,8 +98,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.candidate_rule not in CANDIDATE_RULES:
-            raise ValueError(f"candidate_rule must be one of {CANDIDATE_RULES}; got {self.candidate_rule!r}")
+        check_candidate_rule(self.candidate_rule)
         if self.validation not in ("em", "f1"):
             raise ValueError("validation must be 'em' or 'f1'")
         if not 0 <= self.validation_f1 <= 1:

@@ -105,6 +105,13 @@ class Candidate:
 CANDIDATE_RULES = ("tfc", "q2-code", "q2-code-no-pronouns")
 
 
+def check_candidate_rule(rule: str) -> None:
+    """A clear error for a rule outside :data:`CANDIDATE_RULES` (the scorer config, the list and the per-text
+    function all check through here)."""
+    if rule not in CANDIDATE_RULES:
+        raise ValueError(f"unknown candidate rule {rule!r} (candidate_rule must be one of {CANDIDATE_RULES})")
+
+
 def candidates_from_doc(doc, kinds: tuple[str, ...] = ("ents", "noun_chunks"), rule: str = "tfc") -> list[Candidate]:
     """Answer candidates of one parsed text. ``rule``:
 
@@ -116,8 +123,7 @@ def candidates_from_doc(doc, kinds: tuple[str, ...] = ("ents", "noun_chunks"), r
       coreference in the response first (its appendix A), so a pronoun there stands for its antecedent; no
       coreference model is offline, and an unresolved pronoun can never equal an answer read on the knowledge.
     """
-    if rule not in CANDIDATE_RULES:
-        raise ValueError(f"unknown candidate rule {rule!r}; use one of {CANDIDATE_RULES}")
+    check_candidate_rule(rule)
     ents = [e for e in doc.ents if e.text.strip()] if "ents" in kinds else []
     chunks = [nc for nc in doc.noun_chunks if nc.text.strip()] if "noun_chunks" in kinds else []
     if rule == "tfc":
@@ -145,8 +151,7 @@ def answer_candidates(texts: list[str], kinds: tuple[str, ...] = ("ents", "noun_
     bad = set(kinds) - {"ents", "noun_chunks"}
     if bad:
         raise ValueError(f"unknown candidate kinds {sorted(bad)}; use 'ents' and/or 'noun_chunks'")
-    if rule not in CANDIDATE_RULES:
-        raise ValueError(f"unknown candidate rule {rule!r}; use one of {CANDIDATE_RULES}")
+    check_candidate_rule(rule)          # before parsing, not after
     return [candidates_from_doc(d, kinds, rule) for d in parse(list(texts))]
 
 

@@ -5,7 +5,6 @@ Every function returns a long frame ``row, column, value`` ready for
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
@@ -14,7 +13,7 @@ import tfc.results.dataset as RD
 import tfc.scorers as S
 from tfc.book import reference
 from tfc.data.cards import dataset_summary  # noqa: F401  (the data chapter's first table)
-from tfc.scorers.lexical import F1_READINGS, bag_prf
+from tfc.scorers.lexical import F1_READINGS, token_prf
 from tfc.text.words import length_stats, n_words  # noqa: F401
 
 
@@ -154,7 +153,7 @@ def f1_normalisation_variants(names: list[str] | None = None, sample: int | None
     """TRUE Table 8's mean token F1 of consistent (``pos``) and inconsistent (``neg``) targets under each of
     :data:`F1_NORMALISATIONS`: ``dataset, cell, normalisation, ours, paper, delta, within`` (``within``:
     |Δ| ≤ ``tolerance``, the table's printed precision)."""
-    variants = {label: (lambda n, d, norm=norm: [bag_prf(norm(g), norm(h))[2]
+    variants = {label: (lambda n, d, norm=norm: [token_prf(g, h, norm)[2]
                                                  for g, h in zip(d["grounding"], d["generated"])])
                 for label, norm in F1_NORMALISATIONS.items()}
     return _t8_variant_means(names or D.TRUE_TEXT, variants, "f1", "normalisation", tolerance, sample, seed)

@@ -391,7 +391,7 @@ def f1_reading_aucs(datasets, sample=None, seed: int = 0) -> pd.DataFrame:
     from tfc.book.reference import value
     from tfc.data import load
     from tfc.meta import roc_auc
-    from tfc.scorers.lexical import F1_READINGS, bag_prf
+    from tfc.scorers.lexical import F1_READINGS, token_prf
 
     rows = []
     for n in datasets:
@@ -399,7 +399,7 @@ def f1_reading_aucs(datasets, sample=None, seed: int = 0) -> pd.DataFrame:
         y = d["label"].astype(int).to_numpy()
         row = {"dataset": n, "paper": value("TRUE-T3", n, "f1")}
         for label, norm in F1_READINGS.items():
-            s = [bag_prf(norm(g), norm(h))[2] for g, h in zip(d["grounding"], d["generated"])]
+            s = [token_prf(g, h, norm)[2] for g, h in zip(d["grounding"], d["generated"])]
             row[label] = round(100 * roc_auc(y, np.asarray(s)), 1)
         vals = [row[k] for k in F1_READINGS]
         row["span"] = round(max(vals) - min(vals), 1)
