@@ -562,7 +562,7 @@ def test_rule_versions_in_identity_and_signature():
     assert qgqa.RuleQG().identity() == "rule-qg-v1+" + qgqa.SPACY_MODEL      # the committed caches' identity
     assert qgqa.RuleQG(rules="v2").identity() == "rule-qg-v2+" + qgqa.SPACY_MODEL
     with pytest.raises(ValueError):
-        qgqa.RuleQG(rules="v3")
+        qgqa.RuleQG(rules="v9")
     with pytest.raises(ValueError, match="qg_rules"):
         Q2Scorer(qg_rules="v9")
     for cls in (Q2Scorer, QAGSScorer):
@@ -574,6 +574,76 @@ def test_rule_versions_in_identity_and_signature():
     # v1 is unchanged: the questions of the tests above
     assert qgqa.RuleQG().generate(["The company hired 300 workers last year."], ["300"])[0][0][0] == \
         "How many workers did the company hire last year?"
+
+
+# ---------------------------------------------------------------------------------------------- rule QG version 3
+@pytest.mark.parametrize("text,want", [
+    ("i ' m not sure , but they ' ve been around .", "i'm not sure, but they've been around."),
+    ("i didn ' t know . he broke another swimmer ' s record", "i didn't know. he broke another swimmer's record"),
+    ("I do n't know , it 's fine .", "I don't know, it's fine."),
+    ("the trail is 2 , 200 miles ( video ) long , 3 . 5 %", "the trail is 2,200 miles (video) long, 3.5%"),
+    ("1 , 000 , 000 fans", "1,000,000 fans"),
+    ("on April 9 , 2020 .", "on April 9, 2020."),          # a date's comma is not a thousands separator
+    ("`` The Incredibles 2 '' is out", '"The Incredibles 2" is out'),
+    ("the players ' union", "the players ' union"),         # a plural possessive is left alone
+    ("Normal text, with 3.5% and (brackets).", "Normal text, with 3.5% and (brackets)."),
+    ("", ""),
+])
+def test_detokenize(text, want):
+    assert qgqa.detokenize(text) == want
+    assert qgqa.detokenize(want) == want                    # untokenised text comes back as it is
+
+
+@pytest.mark.parametrize("sentence,answer,v2,v3", [
+    # a year modifying a name: the phrase is asked about, the determiner absorbed
+    ("The 2012 NHL Entry Draft was held at the Consol Energy Center.", "2012",
+     "The when NHL Entry Draft was held at the Consol Energy Center?",
+     "Which NHL Entry Draft was held at the Consol Energy Center?"),
+    # an adjective of nationality
+    ("The Grateful Dead was an American rock band.", "American", "Who was the Grateful Dead an rock band?",
+     "What kind of rock band was the Grateful Dead?"),
+    # the article goes with the answer
+    ("Manchester by the Sea received an Academy Award.", "Academy Award",
+     "What did Manchester by the Sea receive an?", "What did Manchester by the Sea receive?"),
+    # a discourse word is dropped, not moved to the end
+    ("yeah, he broke the record in 1972.", "the record", "What did he break in 1972, yeah?",
+     "What did he break in 1972?"),
+    # nothing is moved out of a relative clause or an expletive clause
+    ("yoga is a group of practices that originated in ancient india.", "ancient india",
+     "What is yoga a group of practices that originated in?", "Yoga is a group of practices that originated in what?"),
+    ("there are only 49 zoos in captivity in china.", "captivity", "What are there only 49 zoos in in china?",
+     "There are only 49 zoos in what in china?"),
+    # a contracted auxiliary is written out at the front, and contractions are joined
+    ("i've never been to the area.", "the area", "What 've i never been to?", "What have i never been to?"),
+    ("it's been around for a while.", "a while", "What 's it been around for?", "What has it been around for?"),
+])
+def test_rule_qg_v3_fixes(sentence, answer, v2, v3):
+    old = qgqa.RuleQG(rules="v2").generate([sentence], [answer])[0]
+    new = qgqa.RuleQG(rules="v3").generate([sentence], [answer])[0]
+    assert old[0][0] == v2 and new[0][0] == v3
+
+
+def test_rule_v3_drops_bad_moved_questions_and_keeps_v2():
+    assert qgqa._bad_moved_v3("Who?") and qgqa._bad_moved_v3("What are there only 49 zoos in in china?")
+    assert not qgqa._bad_moved_v3("What did 1 1 mean?")      # repeated numbers are not a doubled word
+    assert qgqa.RuleQG(rules="v3").identity() == "rule-qg-v3+" + qgqa.SPACY_MODEL
+    for cls in (Q2Scorer, QAGSScorer):
+        assert cls(qg_rules="v3").signature != cls().signature
+        assert cls(qg_rules="v3").config.signature_fields()["qg_rules"] == "v3"
+    # the scorers read the text detokenised under v3 only (candidates, QG and QA all see the same text)
+    assert Q2Scorer(qg_rules="v3")._response_text(["i ' m here ."]) == ["i'm here."]
+    assert Q2Scorer()._response_text(["i ' m here ."]) == ["i ' m here ."]
+    assert QAGSScorer(qg_rules="v3")._response_text(["do n't"]) == ["don't"]
+
+
+def test_v3_scorer_questions_come_from_the_detokenised_text(tiny):
+    s = Q2Scorer(checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qg_rules="v3", qa_null_threshold=-1e9)
+    t = s.explain(["He broke Mark Spitz's record in 1972."], ["yeah , he broke another swimmer ' s record in 1972 ."])
+    assert "another swimmer's record" in set(t["candidate"])
+    assert not t["question"].str.contains(" ' ").any() and not t["question"].str.contains("yeah").any()
+    old = Q2Scorer(checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9).explain(
+        ["He broke Mark Spitz's record in 1972."], ["yeah , he broke another swimmer ' s record in 1972 ."])
+    assert "another swimmer ' s record" in set(old["candidate"])      # v2 reads the text as given
 
 
 def test_qg_judgements_summary(tmp_path):
@@ -597,6 +667,11 @@ def test_qg_judgements_summary(tmp_path):
     committed = Path(__file__).resolve().parents[1] / "results" / "qg_judgements" / "rules-v2.csv"
     c = summarise_qg_judgements(committed).set_index("source")
     assert c.loc["all", "questions"] == 200 and set(c.index) == {"vitaminc_test", "wecheck_dialogue", "all"}
+    # rule version 3: the same draw (200) and a fresh one (seed 1, 100), each judged in full
+    for name, n in (("rules-v3.csv", 200), ("rules-v3-seed1.csv", 100)):
+        v3 = summarise_qg_judgements(committed.with_name(name)).set_index("source")
+        assert v3.loc["all", "questions"] == n and v3.loc["all", "rules"].startswith("v3")
+        assert v3.loc["vitaminc_test", "questions"] == v3.loc["wecheck_dialogue", "questions"] == n // 2
 
 
 def test_xquad_frame_reads_the_mirror_and_refuses_bad_offsets(data_dir, tmp_path):
@@ -755,9 +830,17 @@ def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
     assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4",
                           "candidate_rule": "q2-code"}
     both = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--dataset", "q2"])
-    assert both.exit_code != 0 and "not both" in both.output
+    assert both.exit_code != 0 and "not 2" in both.output
     bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--fourth-run", "--dataset", "qags_xsum"])
     assert bad.exit_code != 0 and "--fourth-run is a Q² run" in bad.output
+    # --fifth-run likewise
+    monkeypatch.setattr(R, "fifth_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v3"})
+    seen.clear()
+    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fifth-run", "--dataset", "begin", "--set", "qg_rules=v2"])
+    assert res.exit_code == 0, res.output
+    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v2"}
+    three = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--fifth-run", "--dataset", "q2"])
+    assert three.exit_code != 0 and "not 3" in three.output
 
 
 def test_q2_sweep_cli_runs_the_named_sweep(monkeypatch):
@@ -985,6 +1068,32 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
     assert [e["rows"] for e in rec2["earlier"]] == [rec["rows"]] and "earlier" not in rec2["earlier"][0]
     rec3 = R.candidate_sweep(rows={"begin_test": 2, "loo_anli": 2, "dialfact_test": 2}, log=lambda *_: None)
     assert rec3["earlier"] == rec2["earlier"] and R.load_candidate_sweep()["earlier"] == rec2["earlier"]
+
+
+def test_qg_rule_sweep_and_the_fifth_run(tiny, monkeypatch, tmp_path):
+    import pandas as pd
+
+    from tfc.runs import aggregation as A
+    from tfc.runs import qgqa as R
+
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path))
+    frame = pd.DataFrame({"grounding": ["Marie Curie won the Nobel Prize in 1903 in Stockholm."] * 2,
+                          "generated": ["yeah , she won the prize in 1903 .", "she won it in 1911 ."],
+                          "label": [1, 0]})
+    monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {k: frame for k in rows})
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    # before the sweep: version 3 (a fix of judged flaws, adopted before the run) over the fourth run
+    assert R.load_qg_rule_sweep() is None
+    assert R.fifth_run() == {**R.fourth_run(), "qg_rules": "v3"}
+    rec = R.qg_rule_sweep(log=lambda *_: None)
+    assert rec["current"] == next(iter(R.QG_RULE_CANDIDATES)) and rec["base"] == R.fourth_run()
+    assert rec["rows"] == {k: 2 for k in R.CANDIDATE_SWEEP_ROWS}           # the candidate sweep's three frames
+    assert rec["chosen"] == R.choose_step(rec["auc"], rec["current"], A.MARGIN)
+    assert R.qg_rule_sweep_path().is_file() and not R.candidate_sweep_path().exists()
+    assert R.scorer_for("q2", **R.fifth_run()).signature == rec["signatures"][rec["chosen"]]
+    # version 2 is the fourth run itself
+    assert rec["signatures"]["rule version 2 (the fourth run)"] == R.scorer_for("q2", **R.fourth_run()).signature
 
 
 def test_dev_frames_follow_a_sweep_record(monkeypatch):

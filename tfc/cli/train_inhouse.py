@@ -193,7 +193,10 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
 @click.option("--fourth-run", is_flag=True,
               help="Q²'s fourth run: the third with the answer-candidate rule its dev sweep chose "
                    "(tfc.runs.qgqa.fourth_run); --set still applies over it")
-def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run, fourth_run):
+@click.option("--fifth-run", is_flag=True,
+              help="Q²'s fifth run: the fourth with the rule-QG version its dev sweep chose "
+                   "(tfc.runs.qgqa.fifth_run); --set still applies over it")
+def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run, fourth_run, fifth_run):
     """Score QAGS or Q² with the in-house backends (tfc.runs.qgqa defaults) through the cache and record each
     run with its per-stage throughput in results/models/qa-minilm/scoring_runs.json. Resumable: cached rows
     are not recomputed; several processes may run at once (the record file is locked)."""
@@ -210,12 +213,15 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
             overrides[key] = json.loads(value)      # numbers, booleans, null
         except ValueError:
             overrides[key] = value                  # plain strings
-    if third_run and fourth_run:
-        raise click.UsageError("give --third-run or --fourth-run, not both")
-    if third_run or fourth_run:
+    runs = {"third": third_run, "fourth": fourth_run, "fifth": fifth_run}
+    named = [k for k, on in runs.items() if on]
+    if len(named) > 1:
+        raise click.UsageError(f"give one of --third-run, --fourth-run and --fifth-run, not {len(named)}")
+    if named:
         if scorer != "q2":
-            raise click.UsageError(f"--{'third' if third_run else 'fourth'}-run is a Q² run")
-        overrides = {**(qgqa.third_run() if third_run else qgqa.fourth_run()), **overrides}
+            raise click.UsageError(f"--{named[0]}-run is a Q² run")
+        base = {"third": qgqa.third_run, "fourth": qgqa.fourth_run, "fifth": qgqa.fifth_run}[named[0]]()
+        overrides = {**base, **overrides}
     torch.set_num_threads(int(threads))
     for d in datasets:
         rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)
@@ -226,19 +232,20 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
 
 
 @click.command("q2-sweep")
-@click.argument("what", type=click.Choice(["nli-step", "options", "candidates"]))
+@click.argument("what", type=click.Choice(["nli-step", "options", "candidates", "qg-rules"]))
 @click.option("--threads", type=int, default=2, show_default=True, help="torch CPU threads")
 def q2_sweep_cmd(what, threads):
     """Run one of Q²'s dev sweeps on training-side data (never TRUE) and write its committed record: the NLI step
     (tfc.runs.qgqa.nli_step_sweep), the paper's options for the third run (option_sweep) or the answer-candidate
-    rule for the fourth (candidate_sweep). Each keeps its current choice unless another gains more than the margin
+    rule for the fourth (candidate_sweep), or the rule-QG version for the fifth (qg_rule_sweep). Each keeps its current choice unless another gains more than the margin
     in mean dev AUC."""
     import torch
 
     from tfc.runs import qgqa
 
     torch.set_num_threads(int(threads))
-    fn = {"nli-step": qgqa.nli_step_sweep, "options": qgqa.option_sweep, "candidates": qgqa.candidate_sweep}[what]
+    fn = {"nli-step": qgqa.nli_step_sweep, "options": qgqa.option_sweep, "candidates": qgqa.candidate_sweep,
+          "qg-rules": qgqa.qg_rule_sweep}[what]
     rec = fn(log=click.echo)
     click.echo(json.dumps({"auc": rec["auc"], "current": rec["current"], "chosen": rec["chosen"]}, indent=1))
 

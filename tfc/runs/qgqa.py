@@ -479,6 +479,42 @@ def fourth_run() -> dict:
     return {**third_run(), **_as_config(chosen)}
 
 
+# The fifth run: the fourth with rule-QG version 3 (tfc.scorers.qgqa: the response read detokenised and the flaws
+# of the 200 judged version-2 questions fixed; judgements in results/qg_judgements/). Version 3 is a fix of
+# judged flaws, adopted before any run; version 2 stays only if it beats version 3 by the sweep's margin on the
+# candidate sweep's dev frames
+QG_RULE_CANDIDATES = {
+    "rule version 3 (detokenised, the judged flaws fixed)": {"qg_rules": "v3"},
+    "rule version 2 (the fourth run)": {"qg_rules": "v2"},
+}
+
+
+def qg_rule_sweep_path():
+    from tfc import config
+
+    return config.model_records_dir() / QA_V4[4:] / "q2_qg_rules_dev.json"
+
+
+def qg_rule_sweep(rows: dict | None = None, seed: int = 0, write: bool = True, log=print) -> dict:
+    """:func:`option_sweep` of :data:`QG_RULE_CANDIDATES` on :func:`fourth_run`'s configuration, on the candidate
+    sweep's dev frames (:data:`CANDIDATE_SWEEP_ROWS`); record: :func:`qg_rule_sweep_path`."""
+    return option_sweep(QG_RULE_CANDIDATES, dict(CANDIDATE_SWEEP_ROWS if rows is None else rows), seed, write, log,
+                        base=fourth_run(), path=qg_rule_sweep_path(), what="Q²'s rule-QG version")
+
+
+def load_qg_rule_sweep() -> dict | None:
+    """The committed record of :func:`qg_rule_sweep`, or None."""
+    return _read_record(qg_rule_sweep_path())
+
+
+def fifth_run() -> dict:
+    """The fifth Q² run's configuration: :func:`fourth_run`'s with the rule-QG version :func:`qg_rule_sweep` chose
+    (version 3 when no sweep is recorded)."""
+    rec = load_qg_rule_sweep()
+    chosen = rec["options"][rec["chosen"]] if rec else next(iter(QG_RULE_CANDIDATES.values()))
+    return {**fourth_run(), **_as_config(chosen)}
+
+
 def choose_step(auc: dict, current: str, margin: float) -> str:
     """The candidate with the best mean dev AUC if it beats ``current`` by more than ``margin`` points, else
     ``current`` (ties on the best mean go to the first listed)."""

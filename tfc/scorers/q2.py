@@ -34,8 +34,9 @@ Table 2) come from one run.
 
 ``checkpoint`` names the extractive **QA** model (``qa_checkpoint`` is the older name of the same field;
 the signature keeps that key); the NLI model is ``nli_checkpoint``. ``qg_rules`` picks the rule-based QG
-version (``"v2"``, the default, fixes the flaws listed in :mod:`tfc.scorers.qgqa`; ``"v1"`` gives the first
-committed caches' questions and stays out of the signature hash).
+version (``"v2"``, the default, fixes the flaws listed in :mod:`tfc.scorers.qgqa`; ``"v3"`` reads the response
+detokenised and fixes version 2's judged flaws; ``"v1"`` gives the first committed caches' questions and stays out
+of the signature hash).
 
 Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
 that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
@@ -166,6 +167,7 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         """(scores, per-question table) for already validated inputs (see :meth:`explain`)."""
         self.load()
         c = self.config
+        generations = self._response_text(generations)
         with self.stage("candidates"):
             cands = answer_candidates(generations, c.candidate_kinds, c.candidate_rule)
         flat = [(i, cd) for i, cs in enumerate(cands) for cd in cs]

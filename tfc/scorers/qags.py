@@ -25,7 +25,8 @@ A summary with no question left after filtering (or no answer candidate) gets th
 (its fill-to-K rule needs at least one question); the legacy ``"nan"`` policy (NaN) reproduces the caches
 committed before issue 17 and is the only way to get NaN. ``checkpoint`` names the extractive QA model
 (``qa_checkpoint`` is the older name of the same field, kept in the signature); ``qg_rules`` picks the
-rule-QG version (``"v2"`` default, the fixed rules; ``"v1"`` the first rules). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
+rule-QG version (``"v2"`` default, the fixed rules; ``"v3"`` the summary read detokenised and version 2's judged
+flaws fixed; ``"v1"`` the first rules). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
 windows over the article / the summary (long texts are read in full); ``aux_n_generated`` counts the questions
 written (after the length/duplicate filters) and ``aux_n_self_consistent`` those the reader answers, on the
 summary, with exactly their own candidate (their ratio is the QG-quality measure of the QAGS Table 3 analogue). The cache also keeps ``aux_mean_k<K>`` for K in :data:`AUX_KS` below ``k``:
@@ -81,7 +82,7 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # issue 17 (the scorer protocol): `checkpoint` = the QA model (same field as `qa_checkpoint`, out of the
     # hash); `no_questions` ("zero" | "nli" | legacy "nan", in the hash except "nan"); `nli_checkpoint` and
-    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v2" default; "v1" out of the hash).
+    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v2" default, "v3"; "v1" out of the hash).
     checkpoint: str | None = None
     no_questions: str = "zero"
     nli_checkpoint: str = "tfc/nli-minilm"
@@ -175,6 +176,7 @@ class QAGSScorer(QGQAScorerBase, Scorer):
     def run(self, groundings, generations, batch_size=32, progress=False):
         self.load()
         c = self.config
+        generations = self._response_text(generations)
         with self.stage("candidates"):
             cands = answer_candidates(generations, c.candidate_kinds)
         rngs = [example_rng(c.seed, h) for h in generations]

@@ -876,7 +876,7 @@ def sample_qg_questions(n: int = 200, seed: int = 0, rules: str = "v2", sources=
     candidate, or whose candidate gets no question, are passed over (counted in ``attrs["passed_over"]``).
     ``context`` is the generated text, cut at ``max_context`` characters."""
     from tfc import data
-    from tfc.scorers.qgqa import RuleQG, answer_candidates
+    from tfc.scorers.qgqa import RuleQG, answer_candidates, detokenize
 
     qg = RuleQG(num_return=1, rules=rules)
     per = n // len(sources)
@@ -890,6 +890,8 @@ def sample_qg_questions(n: int = 200, seed: int = 0, rules: str = "v2", sources=
             chunk = order[pos: pos + 4 * per]
             pos += len(chunk)
             texts = df["generated"].iloc[chunk].tolist()
+            if rules == "v3":      # version 3 reads the text detokenised, as the scorers pass it
+                texts = [detokenize(t) for t in texts]
             ids = df["id"].iloc[chunk].tolist()
             for rid, text, cands in zip(ids, texts, answer_candidates(texts)):
                 if got >= per:
@@ -934,6 +936,20 @@ def summarise_qg_judgements(path) -> pd.DataFrame:
                      "both": (g["well_formed"].astype(bool) & g["answer_is_candidate"].astype(bool)).mean(),
                      "rules": version})
     return pd.DataFrame(rows)
+
+
+QG_JUDGED_DRAWS = {"rule version 2 (seed 0)": "v2", "rule version 3, the same draw (seed 0)": "v3",
+                   "rule version 3, a fresh draw (seed 1)": "v3-seed1"}
+
+
+def qg_judgement_table(draws: dict | None = None) -> pd.DataFrame:
+    """The committed hand judgements of several rule versions and draws side by side: ``{label: file version}``
+    (default :data:`QG_JUDGED_DRAWS`; files :func:`qg_judgements_path`), one :func:`summarise_qg_judgements` row per
+    source and overall, labelled in a ``draw`` column."""
+    parts = [summarise_qg_judgements(qg_judgements_path(v)).assign(draw=label)
+             for label, v in (QG_JUDGED_DRAWS if draws is None else draws).items()]
+    t = pd.concat(parts, ignore_index=True)
+    return t[["draw", "source", "questions", "well_formed", "answer_is_candidate", "both"]]
 
 
 def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
