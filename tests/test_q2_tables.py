@@ -244,21 +244,24 @@ def test_nli_sweep_table_and_text():
     assert t["NLI step"].tolist() == ["v8", T.F1_FORM] and t["chosen"].tolist() == [False, True]
     assert t["current"].tolist() == [True, False] and t.loc[1, "mean"] == 90.2
     text = T.nli_sweep_text(rec)
-    assert text.startswith("On 1,500 begin_test, 600 loo_anli dev rows, the current step (v8) has mean AUC 87.0")
+    assert text.startswith("On 1,500 begin_test, 600 loo_anli dev rows, the current step (v8) has mean AUC 87.00")
     assert text.endswith("3.2 points better (margin 0.5), so it is chosen.")
     rec["chosen"] = "v8"
     assert T.nli_sweep_text(rec).endswith("not more than 0.5 points better, so the current step stays.")
     rec["auc"]["v8"]["mean"] = 95.0
-    assert T.nli_sweep_text(rec).endswith("has mean AUC 95.0, the best of the candidates, so it stays.")
+    assert T.nli_sweep_text(rec).endswith("has mean AUC 95.00, the best of the candidates, so it stays.")
     assert T.nli_sweep_table(None).empty and T.nli_sweep_text(None).startswith("No dev sweep")
     # the option sweep's record reads the same way, its candidates named "options"
     opt = {**rec, "current": "as run", "chosen": "as run",
            "auc": {"as run": {"mean": 90.2}, "+filter personal": {"mean": 90.5}}}
     assert T.nli_sweep_table(opt, what="options").columns[0] == "options"
     assert T.nli_sweep_text(opt, what="options") == (
-        "On 1,500 begin_test, 600 loo_anli dev rows, the current options (as run) have mean AUC 90.2; the best is "
-        "+filter personal at 90.5, not more than 0.5 points better, so the current options stay.")
+        "On 1,500 begin_test, 600 loo_anli dev rows, the current options (as run) have mean AUC 90.20; the best is "
+        "+filter personal at 90.50, not more than 0.5 points better, so the current options stay.")
     assert T.nli_sweep_text(None, what="options") == "No dev sweep of the options is recorded."
+    # two decimals, as recorded: a gap under 0.1 still shows (the rule-QG sweep's 83.46 against 83.55)
+    close = {**opt, "auc": {"as run": {"mean": 83.46}, "+filter personal": {"mean": 83.55}}}
+    assert "mean AUC 83.46; the best is +filter personal at 83.55" in T.nli_sweep_text(close, what="options")
 
 
 def test_run_shift_text_pairs_the_sets_in_one_form():

@@ -974,6 +974,21 @@ def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
     assert T.reader_pearson_text(t2, "other", "base") == "other has no QAGS row."
 
 
+def test_variant_pair_text_sets_two_variants_side_by_side():
+    import pandas as pd
+
+    from tfc.book.chapters import qgqa as T
+
+    t3 = pd.DataFrame({"variant": ["v2", "v3", "half"], "quality": [69.5, 80.0, float("nan")],
+                       "qags_cnndm_pearson": [44.46, 44.52, float("nan")], "qags_xsum_pearson": [14.45, 12.96, 10.0]})
+    assert T.variant_pair_text(t3, "v3", "v2") == (
+        "QAGS's Pearson r × 100 with v3 against v2: qags_cnndm 44.5 against 44.5 (+0.1); "
+        "qags_xsum 13.0 against 14.4 (-1.5), with quality 80.0 against 69.5.")
+    half = T.variant_pair_text(t3, "half", "v2")
+    assert "qags_cnndm: not fully scored" in half and "quality" not in half
+    assert T.variant_pair_text(t3, "v9", "v2") == "v9 has no row."
+
+
 def test_nine_set_text_names_only_complete_signatures():
     from types import SimpleNamespace
 

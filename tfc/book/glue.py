@@ -211,6 +211,7 @@ KEYS: dict[str, str] = {
     "q2_v4_shift": "the third Q² run against the second, per dialogue set: the chosen form's AUC with each reader",
     "qags_qa_longer": "the longer QA run (tfc/qa-minilm-v2) against the first: steps, passes, cross-text and XQuAD F1, the target",
     "qags_qa_minutes": "tfc/qa-minilm: training minutes",
+    "qags_t3_rules_text": "QAGS Pearson with rule-QG version 3 against version 2 under the same reader, per QAGS set, with the well-formed shares",
     "qags_qa_curve_table": "tfc/qa-minilm dev curve: F1 per step on the held-out pairs and XQuAD",
     "qags_qa_curve_fig": "tfc/qa-minilm dev curve figure",
     "qags_t1_table": "QAGS Table 1: Pearson x100 with human scores, paper / ours / delta (+ n, note, signature)",

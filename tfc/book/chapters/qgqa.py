@@ -449,6 +449,21 @@ def reader_pearson_text(t2: pd.DataFrame, reader: str, default: str) -> str:
     return f"With {reader}, QAGS's Pearson r × 100: " + "; ".join(parts) + "."
 
 
+def variant_pair_text(t: pd.DataFrame, a: str, b: str) -> str:
+    """One sentence from a :func:`qags_variant_table` frame: QAGS's Pearson r × 100 on each QAGS set with variant
+    ``a`` beside variant ``b``, and their ``quality`` column where both have one."""
+    t = t.set_index("variant")
+    if a not in t.index or b not in t.index:
+        return f"{a if a not in t.index else b} has no row."
+    parts = []
+    for ds in QAGS_SETS:
+        x, y = t.loc[a, f"{ds}_pearson"], t.loc[b, f"{ds}_pearson"]
+        parts.append(f"{ds}: not fully scored" if pd.isna(x) or pd.isna(y) else f"{ds} {x:.1f} against {y:.1f} ({x - y:+.1f})")
+    qa, qb = t.loc[a].get("quality", np.nan), t.loc[b].get("quality", np.nan)
+    qual = f", with quality {qa:.1f} against {qb:.1f}" if pd.notna(qa) and pd.notna(qb) else ""
+    return f"QAGS's Pearson r × 100 with {a} against {b}: " + "; ".join(parts) + qual + "."
+
+
 def reader_dev_f1(checkpoints) -> dict:
     """XQuAD-English F1 × 100 of each in-house QA checkpoint with a training record that has it (the quality
     axis of the QAGS Table 2 analogue); checkpoints without one are left out."""
@@ -984,7 +999,7 @@ def nli_sweep_text(rec: dict | None, what: str = "step") -> str:
     rows = ", ".join(f"{n:,} {k}" for k, n in rec["rows"].items())
     plural = what.endswith("s")
     text = (f"On {rows} dev rows, the current {what} ({rec['current']}) {'have' if plural else 'has'} mean AUC "
-            f"{auc[rec['current']]['mean']:.1f}; the best is {best} at {auc[best]['mean']:.1f}")
+            f"{auc[rec['current']]['mean']:.2f}; the best is {best} at {auc[best]['mean']:.2f}")
     if best == rec["current"]:
         return text.rsplit("; the best", 1)[0] + f", the best of the candidates, so {'they stay' if plural else 'it stays'}."
     if rec["chosen"] == rec["current"]:
