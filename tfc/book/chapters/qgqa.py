@@ -438,15 +438,16 @@ def reader_pearson_text(t2: pd.DataFrame, reader: str, default: str) -> str:
     t = t2.set_index("variant")
     if reader not in t.index or default not in t.index:
         return f"{reader} has no QAGS row."
-    parts = []
-    for ds in QAGS_SETS:
-        r, d = t.loc[reader, f"{ds}_pearson"], t.loc[default, f"{ds}_pearson"]
-        if pd.isna(r):
-            parts.append(f"{ds}: not fully scored")
-            continue
-        p = paper.get(ds, np.nan)
-        parts.append(f"{ds} {r:.1f} (default reader {d:.1f}; paper {p:.1f}, Δ {r - p:+.1f})")
+    parts = [f"{ds}: not fully scored" if pd.isna(r) else
+             f"{ds} {r:.1f} (default reader {d:.1f}; paper {paper.get(ds, np.nan):.1f}, Δ {r - paper.get(ds, np.nan):+.1f})"
+             for ds, r, d in _pearson_pairs(t, reader, default)]
     return f"With {reader}, QAGS's Pearson r × 100: " + "; ".join(parts) + "."
+
+
+def _pearson_pairs(t: pd.DataFrame, a: str, b: str) -> list:
+    """(QAGS set, variant ``a``'s Pearson, variant ``b``'s) per set, from a :func:`qags_variant_table` frame indexed
+    by variant."""
+    return [(ds, t.loc[a, f"{ds}_pearson"], t.loc[b, f"{ds}_pearson"]) for ds in QAGS_SETS]
 
 
 def variant_pair_text(t: pd.DataFrame, a: str, b: str) -> str:
@@ -455,10 +456,8 @@ def variant_pair_text(t: pd.DataFrame, a: str, b: str) -> str:
     t = t.set_index("variant")
     if a not in t.index or b not in t.index:
         return f"{a if a not in t.index else b} has no row."
-    parts = []
-    for ds in QAGS_SETS:
-        x, y = t.loc[a, f"{ds}_pearson"], t.loc[b, f"{ds}_pearson"]
-        parts.append(f"{ds}: not fully scored" if pd.isna(x) or pd.isna(y) else f"{ds} {x:.1f} against {y:.1f} ({x - y:+.1f})")
+    parts = [f"{ds}: not fully scored" if pd.isna(x) or pd.isna(y) else f"{ds} {x:.1f} against {y:.1f} ({x - y:+.1f})"
+             for ds, x, y in _pearson_pairs(t, a, b)]
     qa, qb = t.loc[a].get("quality", np.nan), t.loc[b].get("quality", np.nan)
     qual = f", with quality {qa:.1f} against {qb:.1f}" if pd.notna(qa) and pd.notna(qb) else ""
     return f"QAGS's Pearson r × 100 with {a} against {b}: " + "; ".join(parts) + qual + "."
