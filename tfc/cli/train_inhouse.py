@@ -213,15 +213,14 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
             overrides[key] = json.loads(value)      # numbers, booleans, null
         except ValueError:
             overrides[key] = value                  # plain strings
-    runs = {"third": third_run, "fourth": fourth_run, "fifth": fifth_run}
-    named = [k for k, on in runs.items() if on]
+    runs = {"third": qgqa.third_run, "fourth": qgqa.fourth_run, "fifth": qgqa.fifth_run}
+    named = [k for k, on in zip(runs, (third_run, fourth_run, fifth_run)) if on]
     if len(named) > 1:
         raise click.UsageError(f"give one of --third-run, --fourth-run and --fifth-run, not {len(named)}")
     if named:
         if scorer != "q2":
             raise click.UsageError(f"--{named[0]}-run is a Q² run")
-        base = {"third": qgqa.third_run, "fourth": qgqa.fourth_run, "fifth": qgqa.fifth_run}[named[0]]()
-        overrides = {**base, **overrides}
+        overrides = {**runs[named[0]](), **overrides}
     torch.set_num_threads(int(threads))
     for d in datasets:
         rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)

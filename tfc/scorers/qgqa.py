@@ -340,6 +340,14 @@ def detokenize(text: str) -> str:
         while prev != text:          # overlapping matches ("1 , 000 , 000") need a second pass
             prev, text = text, pat.sub(rep, text)
     return text
+
+
+def reading_text(texts, rules: str) -> list[str]:
+    """Generated texts as rule version ``rules`` reads them: :func:`detokenize`-d under version 3, as given
+    otherwise (the scorers' candidates, QG and QA, and the hand-judged question draws, all read through here)."""
+    return [detokenize(t) for t in texts] if rules == "v3" else list(texts)
+
+
 _SUBJ_DEP = ("nsubj", "nsubjpass", "csubj", "expl")
 _LOWER_POS = {"DET", "PRON", "ADP", "ADV", "CCONJ", "SCONJ", "AUX", "PART"}
 _PRE_SUBJ_DEP = {"prep", "advmod", "npadvmod", "advcl", "intj", "discourse", "cc", "mark", "punct", "parataxis"}
@@ -736,6 +744,7 @@ class RuleQG(QuestionGenerator):
         if rules not in RULE_VERSIONS:
             raise ValueError(f"unknown rule version {rules!r}; use one of {RULE_VERSIONS}")
         self.num_return, self.rules = num_return, rules
+        self._questions = {"v1": rule_questions, "v2": rule_questions_v2, "v3": rule_questions_v3}[rules]
 
     @property
     def version(self) -> str:
@@ -754,8 +763,7 @@ class RuleQG(QuestionGenerator):
             if c is None:
                 out.append([])
                 continue
-            fn = {"v1": rule_questions, "v2": rule_questions_v2, "v3": rule_questions_v3}[self.rules]
-            qs = fn(doc, c.start, c.end)[: self.num_return]
+            qs = self._questions(doc, c.start, c.end)[: self.num_return]
             out.append([(q, -float(i)) for i, q in enumerate(qs)])
         return out
 
@@ -1187,9 +1195,8 @@ class QGQAScorerBase:
     def _response_text(self, generations: list[str]) -> list[str]:
         """The generated texts as the pipeline reads them (candidates, QG, QA on the text, the no-question
         policy): :func:`detokenize`-d under rule version 3, as given otherwise."""
-        if self.config.qg_backend == "rule" and getattr(self.config, "qg_rules", "v1") == "v3":
-            return [detokenize(g) for g in generations]
-        return list(generations)
+        c = self.config
+        return reading_text(generations, getattr(c, "qg_rules", "v1") if c.qg_backend == "rule" else "v1")
 
     def _needs_nli(self) -> bool:
         c = self.config

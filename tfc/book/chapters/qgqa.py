@@ -890,7 +890,7 @@ def sample_qg_questions(n: int = 200, seed: int = 0, rules: str = "v2", sources=
     candidate, or whose candidate gets no question, are passed over (counted in ``attrs["passed_over"]``).
     ``context`` is the generated text, cut at ``max_context`` characters."""
     from tfc import data
-    from tfc.scorers.qgqa import RuleQG, answer_candidates, detokenize
+    from tfc.scorers.qgqa import RuleQG, answer_candidates, reading_text
 
     qg = RuleQG(num_return=1, rules=rules)
     per = n // len(sources)
@@ -903,9 +903,7 @@ def sample_qg_questions(n: int = 200, seed: int = 0, rules: str = "v2", sources=
         while got < per and pos < len(order):
             chunk = order[pos: pos + 4 * per]
             pos += len(chunk)
-            texts = df["generated"].iloc[chunk].tolist()
-            if rules == "v3":      # version 3 reads the text detokenised, as the scorers pass it
-                texts = [detokenize(t) for t in texts]
+            texts = reading_text(df["generated"].iloc[chunk], rules)   # as the scorers read it
             ids = df["id"].iloc[chunk].tolist()
             for rid, text, cands in zip(ids, texts, answer_candidates(texts)):
                 if got >= per:
