@@ -133,7 +133,39 @@ def test_cli_commands():
     r = CliRunner().invoke(train, ["score-inhouse", "bogus"])
     assert r.exit_code != 0 and "unknown plan" in r.output
     r = CliRunner().invoke(train, ["reproduce", "--help"])
-    assert r.exit_code == 0 and "--skip-training" in r.output
+    assert r.exit_code == 0 and "--skip-training" in r.output and "--only" in r.output
+    r = CliRunner().invoke(train, ["reproduce", "--only", "sent-minilm-v2"])
+    assert r.exit_code != 0 and "qa-minilm" in r.output        # the choices are named, nothing is trained
+
+
+def test_reproduce_repeats_the_qa_readers_record():
+    """`tfc train reproduce --only qa-minilm` calls `tfc train qa` with tfc/qa-minilm's committed recipe: the
+    recorded step count instead of the time budget it ran under, its batch, length, rate, seed and QA-set sampling."""
+    from tfc.cli.train_inhouse import _recorded_qa_args
+
+    a = _recorded_qa_args("cpu", None)
+    assert (a["max_steps"], a["batch_size"], a["max_length"], a["lr"], a["seed"]) == (1400, 16, 384, 1e-4, 2022)
+    assert (a["sample"], a["long_frac"], a["eval_every"], a["threads"], a["dtype"]) == (3000, 0.25, 350, 2, "fp32")
+    assert a["max_minutes"] is None and a["name"] == "qa-minilm" and a["device"] == "cpu"
+    assert _recorded_qa_args(None, 8)["threads"] == 8
+
+
+def test_reproduce_only_qa_invokes_the_qa_trainer_with_the_record(monkeypatch):
+    """The wiring: `--only qa-minilm --skip-scoring` trains the QA reader alone, with the recorded arguments,
+    writes its record and scores nothing."""
+    from click.testing import CliRunner
+
+    from tfc.cli import train as cli_train
+    from tfc.cli.train_inhouse import _recorded_qa_args
+    from tfc.runs import inhouse
+
+    calls, records = [], []
+    monkeypatch.setattr(cli_train.qa_cmd, "callback", lambda **kw: calls.append(kw))
+    monkeypatch.setattr(inhouse, "write_record", lambda name, retrain=None: records.append((name, retrain)) or name)
+    r = CliRunner().invoke(cli_train.train, ["reproduce", "--only", "qa-minilm", "--skip-scoring", "--device", "cpu"])
+    assert r.exit_code == 0, r.output
+    assert calls == [_recorded_qa_args("cpu", None)] and records == [("qa-minilm", "reproduce --only qa-minilm")]
+    assert "training tfc/qa-minilm (1400 steps)" in r.output
 
 
 @pytest.fixture(scope="module")
@@ -378,3 +410,23 @@ def test_fast_drift_plans_pair_every_set_at_both_dtypes():
         assert {r["scorer"] for r in runs} == {name}
         assert {(r["dataset"], r["overrides"]["dtype"]) for r in runs} == {(d, t) for d in I._true_sets() for t in dtypes}
         assert all(r["sample"] == I.FAST_DRIFT_SAMPLE and r["overrides"]["checkpoint"] == kw["checkpoint"] for r in runs)
+
+
+def test_write_record_names_the_recipe_that_rebuilds_the_weights(tmp_path, monkeypatch):
+    """The committed record of a retrained checkpoint: its identity, and the command that retrains it
+    (which `tfc/<name>`'s missing-weights error quotes)."""
+    pytest.importorskip("torch")
+    from tfc import models
+    from tfc.models.tiny import make_tiny_classifier
+    from tfc.runs import inhouse
+
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
+    monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "rec"))
+    make_tiny_classifier(tmp_path / "art" / "qa-minilm", seed=1)
+    rec = json.loads((inhouse.write_record("qa-minilm", retrain="reproduce --only qa-minilm") / "identity.json").read_text())
+    assert rec["identity"] == models.identity("tfc/qa-minilm") and rec["identity"].startswith("sha256:")
+    assert "`tfc train reproduce --only qa-minilm`, its recorded recipe" in rec["note"]
+    rec = json.loads((inhouse.write_record("qa-minilm") / "identity.json").read_text())
+    assert rec["note"].endswith("(retrain with `tfc train qa`)")
+    with pytest.raises(FileNotFoundError):
+        inhouse.write_record("absent")

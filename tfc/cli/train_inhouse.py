@@ -249,38 +249,80 @@ def q2_sweep_cmd(what, threads):
     click.echo(json.dumps({"auc": rec["auc"], "current": rec["current"], "chosen": rec["chosen"]}, indent=1))
 
 
+# the in-house checkpoints `tfc train reproduce` retrains from their committed records, in this order
+REPRODUCED = ("nli-minilm", "alignscore-minilm", "qa-minilm")
+
+
+def _recorded_qa_args(device: str | None, threads: int | None) -> dict:
+    """``tfc train qa``'s arguments that repeat ``tfc/qa-minilm``'s committed record: the QA set's sampling
+    (pairs per source, seed, long-context share) and the engine's settings, with the recorded step count
+    instead of its time budget (deterministic steps, machine-dependent minutes)."""
+    from tfc import config, models
+
+    rec = models.training_record("tfc/qa-minilm")
+    c, d = rec.get("config", {}), rec.get("data", {})
+    return dict(base=c.get("base", "minilm"), sample=d.get("sample_per_source", 3000), per_pair=d.get("per_pair", 2),
+                heldout_pairs=d.get("heldout_pairs", 300), max_steps=rec.get("steps") or c["max_steps"],
+                max_minutes=None, batch_size=c["batch_size"], max_length=c["max_length"],
+                doc_stride=c.get("doc_stride"), long_frac=d.get("long_frac", 0.25), eval_every=c.get("eval_every", 0),
+                checkpoint_every=c.get("checkpoint_every", 0), init=c.get("init"), lr=c["lr"], seed=c["seed"],
+                threads=threads or c.get("num_threads"), device=device or config.default_device(),
+                name="qa-minilm", out=None, xquad_dev=True, dtype=rec.get("engine_config", {}).get("dtype", "fp32"))
+
+
+def _retrain(ctx, name: str, device: str | None, threads: int | None) -> None:
+    """Retrain one of :data:`REPRODUCED` with its committed record's settings; a run that stopped on its time
+    budget is repeated with its step count (deterministic) instead of the budget (machine-dependent)."""
+    from tfc import models
+
+    if name == "qa-minilm":
+        # `tfc train qa` is a command of the same group (tfc.cli.train, which imports this module): looked up
+        # through the group instead of imported, so that the two modules do not import each other
+        qa_cmd = ctx.parent.command.get_command(ctx.parent, "qa") if ctx.parent is not None else None
+        if qa_cmd is None:
+            raise click.UsageError("retraining tfc/qa-minilm needs the `tfc train` group's `qa` command")
+        args = _recorded_qa_args(device, threads)
+        click.echo(f"[reproduce] training tfc/{name} ({args['max_steps']} steps)")
+        ctx.invoke(qa_cmd, **args)
+        return
+    try:
+        cfg = models.training_record(f"tfc/{name}")
+        steps, c = cfg.get("steps"), cfg.get("config", {})
+    except FileNotFoundError:
+        steps, c = None, {}
+    cmd = {"nli-minilm": nli_cmd, "alignscore-minilm": alignscore_cmd}[name]
+    click.echo(f"[reproduce] training tfc/{name} ({steps or 'default'} steps)")
+    ctx.invoke(cmd, base=c.get("base", "minilm"), max_minutes=None, max_steps=steps or c.get("max_steps"),
+               batch_size=c.get("batch_size"), grad_accum=c.get("grad_accum"), max_length=c.get("max_length"),
+               lr=c.get("lr"), device=device, seed=c.get("seed"), threads=threads or c.get("num_threads"),
+               sample=None, synthetic=None, out=None, name=None, mix_file=None, save_dtype=None)
+
+
 @click.command("reproduce")
 @click.option("--device", default=None, help="cpu or cuda (default: TFC_DEVICE, else cuda if present)")
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--only", "only", multiple=True, type=click.Choice(REPRODUCED),
+              help="retrain only this checkpoint (repeatable; default: all three)")
 @click.option("--skip-training", is_flag=True, help="only rescore (the checkpoints must be installed)")
 @click.option("--skip-scoring", is_flag=True,
               help="only retrain and write the records (with --skip-training: nothing to do, an error)")
 @click.pass_context
-def reproduce_cmd(ctx, device, threads, skip_training, skip_scoring):
-    """Retrain tfc/nli-minilm and tfc/alignscore-minilm, write their records (results/models/), and rescore
-    every plan of `tfc train score-inhouse` into the cache. A retrained checkpoint has a new identity, so
-    its scores land under new signatures beside the committed ones."""
-    from tfc import models
+def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
+    """Retrain tfc/nli-minilm, tfc/alignscore-minilm and the QA reader tfc/qa-minilm from their committed
+    records, write their records (results/models/), and rescore every plan of `tfc train score-inhouse` into
+    the cache. A retrained checkpoint has a new identity, so its scores land under new signatures beside the
+    committed ones (the book's full mode computes the chapters' scores for it, Q² and QAGS included).
+    `--only qa-minilm --skip-scoring` installs the scorers' default reader alone."""
     from tfc.runs import inhouse
 
     if skip_training and skip_scoring:
         raise click.UsageError("--skip-training with --skip-scoring leaves nothing to do")
+    names = [n for n in REPRODUCED if n in only] if only else list(REPRODUCED)
     if not skip_training:
-        for name, cmd in (("nli-minilm", nli_cmd), ("alignscore-minilm", alignscore_cmd)):
-            # the committed record's settings; a run that stopped on its time budget is repeated with its
-            # step count (deterministic) instead of the budget (machine-dependent)
-            try:
-                cfg = models.training_record(f"tfc/{name}")
-                steps, c = cfg.get("steps"), cfg.get("config", {})
-            except FileNotFoundError:
-                steps, c = None, {}
-            click.echo(f"[reproduce] training tfc/{name} ({steps or 'default'} steps)")
-            ctx.invoke(cmd, base=c.get("base", "minilm"), max_minutes=None, max_steps=steps or c.get("max_steps"),
-                       batch_size=c.get("batch_size"), grad_accum=c.get("grad_accum"), max_length=c.get("max_length"),
-                       lr=c.get("lr"), device=device, seed=c.get("seed"), threads=threads or c.get("num_threads"),
-                       sample=None, synthetic=None, out=None, name=None, mix_file=None, save_dtype=None)
-    for name in ("nli-minilm", "alignscore-minilm"):
-        click.echo(f"record: {inhouse.write_record(name, retrain=name.split('-')[0])}")
+        for name in names:
+            _retrain(ctx, name, device, threads)
+    for name in names:
+        click.echo(f"record: {inhouse.write_record(name, retrain=f'reproduce --only {name}')}")
     if not skip_scoring:
         ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 

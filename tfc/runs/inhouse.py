@@ -406,8 +406,11 @@ def write_record(name: str, retrain: str | None = None) -> "object":
             shutil.copy2(src / f, dst / f)
     from tfc.models import release
 
+    cmd = retrain or name.split('-')[0]
+    how = (f"`tfc train {cmd}`, its recorded recipe; a retrained checkpoint has a new identity"
+           if cmd.startswith("reproduce") else f"`tfc train {cmd}`")
     where = (f"the weights ship as the release results/release/{name}" if release.available(name) else
-             f"the weights themselves are not committed (retrain with `tfc train {retrain or name.split('-')[0]}`)")
+             f"the weights themselves are not committed (retrain with {how})")
     (dst / "identity.json").write_text(json.dumps({
         "checkpoint": f"tfc/{name}", "identity": models.identity(f"tfc/{name}"),
         "note": f"identity of the weights the committed scores under results/scores were computed with; {where}",
