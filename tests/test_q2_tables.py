@@ -335,3 +335,74 @@ def test_question_outcome_and_candidate_kind():
     assert [candidate_kind(d) for d in parse(["i", "I", "they", "them", "the Paris trip", "Obama"])] == [
         "the speaker 'i'", "the speaker 'i'", "another pronoun", "another pronoun", "entity or noun phrase",
         "entity or noun phrase"]
+
+
+def test_rerun_drift_table_by_hand(monkeypatch):
+    """Same share, largest |Δ| and the metric per reader: Pearson with the human scores for QAGS, AUC for Q²'s F1
+    form (no question = 0); rows only one cache holds are left out; a set the rerun has not scored is NaN."""
+    from tfc.book.chapters import qgqa as T
+
+    human = pd.Series([0.0, 0.5, 1.0, 0.2], index=["c0", "c1", "c2", "c3"])
+    frames = {
+        ("A", "qags_cnndm"): pd.DataFrame({"id": list(human.index), "label": [0, 1, 1, 0], "score": [0.1, 0.2, 0.3, 0.9]}),
+        ("B", "qags_cnndm"): pd.DataFrame({"id": list(human.index), "label": [0, 1, 1, 0], "score": [0.1, 0.2, 0.35, np.nan]}),
+        # Q²'s F1 form: labels 0, 0, 1, 1; committed 0.1, NaN(=0), 0.8, 0.05 -> AUC 3/4; rerun 0.1, 0, 0.8, 0.9 -> 1
+        ("C", "q2"): pd.DataFrame({"id": list("abcd"), "label": [0, 0, 1, 1], "score": [1.0] * 4,
+                                   "aux_f1_only": [0.1, np.nan, 0.8, 0.05]}),
+        ("D", "q2"): pd.DataFrame({"id": list("abcd"), "label": [0, 0, 1, 1], "score": [1.0] * 4,
+                                   "aux_f1_only": [0.1, 0.0, 0.8, 0.9]}),
+        ("E", "q2"): pd.DataFrame({"id": list("abcd"), "label": [0, 0, 1, 1], "score": [np.nan] * 4}),
+    }
+
+    class Sc:
+        def __init__(self, sig):
+            self.signature = sig
+
+    monkeypatch.setattr(T, "cached", lambda sc, ds: frames[(sc.signature, ds)])
+    monkeypatch.setattr(T, "human_scores", lambda ds: human)
+    t = T.rerun_drift_table([("QAGS", "qags_cnndm", Sc("A"), Sc("B"), "score"),
+                             ("Q² (F1 form)", "q2", Sc("C"), Sc("D"), "aux_f1_only"),
+                             ("Q² (F1 form)", "q2", Sc("C"), Sc("E"), "aux_f1_only")])
+    qa = t.iloc[0]
+    assert qa["rows"] == 3 and qa["same %"] == pytest.approx(200 / 3) and qa["max |Δ score|"] == pytest.approx(0.05)
+    assert qa["committed reader"] == pytest.approx(100) and qa["rerun"] == pytest.approx(100 * np.corrcoef(
+        [0.1, 0.2, 0.35], [0.0, 0.5, 1.0])[0, 1]) and qa["metric"] == "Pearson × 100"
+    q2 = t.iloc[1]
+    assert (q2["rows"], q2["same %"], q2["max |Δ score|"]) == (4, 75.0, pytest.approx(0.85))
+    assert (q2["committed reader"], q2["rerun"], q2["Δ"]) == (pytest.approx(75.0), pytest.approx(100.0), pytest.approx(25.0))
+    assert t.iloc[2]["rows"] == 0 and np.isnan(t.iloc[2]["Δ"])
+
+
+def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
+    from tfc import models
+    from tfc.book.chapters import qgqa as T
+
+    def pt(step, f1, xq):
+        return {"step": step, "heldout": {"f1": f1}, "xquad": {"f1": xq}}
+
+    recs = {"tfc/a": {"steps": 200, "dev_curve": [pt(100, .8, .3), pt(200, .9, .4)]},
+            "tfc/b": {"steps": 200, "train_seconds": 1800.0, "examples_per_second": 12.44,
+                      "dev_curve": [pt(100, .8, .3), pt(200, .9, .4)]}}
+
+    def record(name):
+        if name not in recs:
+            raise FileNotFoundError(name)
+        return recs[name]
+
+    monkeypatch.setattr(models, "training_record", record)
+    monkeypatch.setattr(models, "committed_identity", lambda name: {"identity": "sha256:aaa"})
+    monkeypatch.setattr(models, "identity", lambda name: "sha256:bbb")
+    drift = pd.DataFrame({"rows": [10, 30], "same %": [100.0, 50.0], "max |Δ score|": [0.0, 0.25], "Δ": [0.0, -0.5]})
+    assert T.rerun_text(drift, "tfc/a", "tfc/b") == (
+        "Run again on this machine's CPU from its record (200 steps, 30 minutes of training at 12.4 examples/s), "
+        "every reading at all 2 points of its dev curve equals the record's, and its weights' identity is not the "
+        "same (sha256:bbb against sha256:aaa). On 40 rows of 2 sets, 62.5% of the scores are unchanged, the largest "
+        "score difference is 0.25, and each set's Pearson or AUC moves by at most 0.50 points.")
+    same = drift.assign(**{"max |Δ score|": 0.0, "same %": 100.0, "Δ": 0.0})
+    assert T.rerun_text(same, "tfc/a", "tfc/b").endswith(
+        "Yet every one of its 40 compared scores on 2 sets equals the committed one, so the committed QAGS and Q² "
+        "(F1 form) numbers are the ones the rebuilt reader gives.")
+    recs["tfc/b"]["dev_curve"][1] = pt(200, .905, .4)
+    assert "stays within 0.5 points of the record's at 2 points" in T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b")
+    assert T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b").endswith("Its scores are not recorded yet.")
+    assert T.rerun_text(drift, "tfc/a", "tfc/missing") == "tfc/missing is not recorded."

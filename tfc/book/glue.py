@@ -180,6 +180,7 @@ KEYS: dict[str, str] = {
     "qags_qa_backbone": "the QA recipe from MiniLM vs from the alignment model's encoder (tfc/qa-minilm-v3-sent): cross-text and XQuAD F1",
     "qags_qa_rerun": "v3's QA recipe trained again (tfc/qa-minilm-v4, v3's step count, another session): cross-text and XQuAD F1 against v3",
     "qags_qa_plateau_v5": "tfc/qa-minilm-v5 (twice v4's steps): from which step held-out and XQuAD F1 stay within a point of their best",
+    "qags_qa_rerun_cpu": "tfc/qa-minilm run again on this CPU from its record: dev curve, identity and the QAGS/Q² scores it gives",
     "qags_qa_plateau_v4": "tfc/qa-minilm-v4: from which step held-out and XQuAD F1 stay within a point of their best",
     "qags_qa_round_trip_v4": "tfc/qa-minilm-v4's dev F1 on the device and re-read on the CPU after the fp16 round trip",
     "q2_option_sweep_text": "the dev sweep of Q²'s options with the retrained reader: the current and the best options' mean dev AUC, the choice",

@@ -378,6 +378,88 @@ def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str, lead: str = BACK
             f"{a['XQuAD F1']:.1f} ({d_xq:+.1f}): {way}.")
 
 
+# the scorers' reader run again on a CPU from its committed record (`tfc train reproduce --only qa-minilm`),
+# under another name so that tfc/qa-minilm's committed signatures keep their meaning
+RERUN_READER = "tfc/qa-minilm-rerun"
+
+
+def rerun_pairs(reader: str = RERUN_READER) -> list[tuple]:
+    """(pipeline, dataset, committed scorer, rerun scorer, compared column) for the reader's rerun: QAGS's score on
+    both QAGS sets, and Q²'s F1 form (``aux_f1_only``, no question = 0) on the three dialogue sets. The rerun's Q²
+    names v8's int8 release for its NLI step because v8's fp32 weights are lost; the F1 form has no NLI step,
+    so only the reader differs in the compared columns."""
+    from tfc.runs import qgqa as R
+
+    qags, qags_r = R.scorer_for("qags"), R.scorer_for("qags", qa_checkpoint=reader)
+    q2, q2_r = R.scorer_for("q2"), R.scorer_for("q2", qa_checkpoint=reader, nli_checkpoint="tfc/sent-minilm-v8-int8")
+    return ([("QAGS", ds, qags, qags_r, "score") for ds in QAGS_SETS]
+            + [("Q² (F1 form)", ds, q2, q2_r, "aux_f1_only") for ds in DIALOGUE])
+
+
+def rerun_drift_table(pairs: list[tuple]) -> pd.DataFrame:
+    """One row per :func:`rerun_pairs` entry, on the rows both caches hold: how many, the share whose compared
+    value is the same (|Δ| ≤ 1e-9), the largest |Δ|, and the set's metric for each reader (QAGS: Pearson r × 100
+    with the human scores; Q²: ROC AUC × 100) with its Δ. A set the rerun has not scored gets 0 rows and NaN."""
+    from tfc.meta import roc_auc
+
+    rows = []
+    for what, ds, a, b, col in pairs:
+        x, y = cached(a, ds), cached(b, ds)
+        ok = (x["score"].notna() & y["score"].notna()).to_numpy()
+        row = {"pipeline": what, "dataset": ds, "rows": int(ok.sum()), "same %": np.nan, "max |Δ score|": np.nan,
+               "metric": "Pearson × 100" if what == "QAGS" else "ROC AUC × 100", "committed reader": np.nan,
+               "rerun": np.nan, "Δ": np.nan}
+        if ok.sum() >= 3 and col in x and col in y:
+            u = np.nan_to_num(x[col].to_numpy(float)[ok], nan=0.0)
+            v = np.nan_to_num(y[col].to_numpy(float)[ok], nan=0.0)
+            d = np.abs(u - v)
+            if what == "QAGS":
+                h = human_scores(ds).loc[x["id"][ok]].to_numpy()
+                ma, mb = _pearson(u, h)[0], _pearson(v, h)[0]
+            else:
+                lab = x["label"].to_numpy()[ok]
+                ma, mb = roc_auc(lab, u), roc_auc(lab, v)
+            row.update({"same %": 100 * float((d <= 1e-9).mean()), "max |Δ score|": float(d.max()),
+                        "committed reader": 100 * ma, "rerun": 100 * mb, "Δ": 100 * (mb - ma)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def rerun_text(drift: pd.DataFrame, original: str = "tfc/qa-minilm", rerun: str = RERUN_READER) -> str:
+    """One sentence: the rerun's training time, how its dev curve compares with the committed record's (points at
+    the same steps, largest |Δ| in F1 points), its identity against the committed one, and what
+    :func:`rerun_drift_table` found downstream."""
+    from tfc import models
+
+    try:
+        ra, rb = models.training_record(original), models.training_record(rerun)
+    except FileNotFoundError:
+        return f"{rerun} is not recorded."
+    ca, cb = qa_dev_curve(ra).set_index("step"), qa_dev_curve(rb).set_index("step")
+    common = ca.index.intersection(cb.index)
+    cols = [c for c in ca.columns if c != "examples"]      # every reading: held-out F1 by kind, no-answer, XQuAD
+    if not len(common):
+        return f"{rerun}'s dev curve shares no step with {original}'s."
+    gap = float(np.nanmax(np.abs(ca.loc[common, cols].to_numpy(float) - cb.loc[common, cols].to_numpy(float))))
+    curve = (f"every reading at all {len(common)} points of its dev curve equals the record's" if gap == 0 else
+             f"its dev curve stays within {gap:.2g} points of the record's at {len(common)} points")
+    ida, idb = (models.committed_identity(original) or {}).get("identity"), models.identity(rerun)
+    same = "the same" if ida == idb else f"not the same ({idb} against {ida})"
+    text = (f"Run again on this machine's CPU from its record ({int(rb['steps']):,} steps, "
+            f"{rb['train_seconds'] / 60:.0f} minutes of training at {rb['examples_per_second']:.1f} examples/s), "
+            f"{curve}, and its weights' identity is {same}.")
+    d = drift.dropna(subset=["Δ"])
+    if d.empty:
+        return text + " Its scores are not recorded yet."
+    if (d["max |Δ score|"] == 0).all():
+        return text + (f" {'And' if ida == idb else 'Yet'} every one of its {int(d['rows'].sum()):,} compared scores on {len(d)} sets equals the "
+                       "committed one, so the committed QAGS and Q² (F1 form) numbers are the ones the rebuilt reader "
+                       "gives.")
+    return text + (f" On {int(d['rows'].sum()):,} rows of {len(d)} sets, {np.average(d['same %'], weights=d['rows']):.1f}% "
+                   f"of the scores are unchanged, the largest score difference is {d['max |Δ score|'].max():.3g}, and "
+                   f"each set's Pearson or AUC moves by at most {d['Δ'].abs().max():.2f} points.")
+
+
 def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFrame:
     """The QAGS Table 2 / Table 3 analogue: one row per pipeline variant (``{label: qags scorer}``, e.g. two QA
     readers, or two QG rule versions), with the Pearson r × 100 of its cached scores with the human scores on
