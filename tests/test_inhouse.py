@@ -151,7 +151,7 @@ def test_reproduce_repeats_the_qa_readers_record():
 
 
 def test_reproduce_only_qa_invokes_the_qa_trainer_with_the_record(monkeypatch):
-    """The wiring: `--only qa-minilm --skip-scoring` trains the QA reader alone, with the recorded arguments,
+    """The wiring: `--only qa-minilm` trains the QA reader alone, with the recorded arguments,
     writes its record and scores nothing."""
     from click.testing import CliRunner
 
@@ -166,6 +166,10 @@ def test_reproduce_only_qa_invokes_the_qa_trainer_with_the_record(monkeypatch):
     assert r.exit_code == 0, r.output
     assert calls == [_recorded_qa_args("cpu", None)] and records == [("qa-minilm", "reproduce --only qa-minilm")]
     assert "training tfc/qa-minilm (1400 steps)" in r.output
+    # without --skip-scoring it still scores nothing: no in-house scoring plan reads the QA reader
+    calls.clear()
+    r = CliRunner().invoke(cli_train.train, ["reproduce", "--only", "qa-minilm", "--device", "cpu"])
+    assert r.exit_code == 0 and len(calls) == 1 and "no plan of `tfc train score-inhouse` reads" in r.output
 
 
 @pytest.fixture(scope="module")

@@ -312,7 +312,7 @@ def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
     records, write their records (results/models/), and rescore every plan of `tfc train score-inhouse` into
     the cache. A retrained checkpoint has a new identity, so its scores land under new signatures beside the
     committed ones (the book's full mode computes the chapters' scores for it, Q² and QAGS included).
-    `--only qa-minilm --skip-scoring` installs the scorers' default reader alone."""
+    `--only qa-minilm` installs the scorers' default reader alone."""
     from tfc.runs import inhouse
 
     if skip_training and skip_scoring:
@@ -323,8 +323,13 @@ def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
             _retrain(ctx, name, device, threads)
     for name in names:
         click.echo(f"record: {inhouse.write_record(name, retrain=f'reproduce --only {name}')}")
-    if not skip_scoring:
-        ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
+    if skip_scoring:
+        return
+    if not set(names) & {"nli-minilm", "alignscore-minilm"}:
+        click.echo("[reproduce] no plan of `tfc train score-inhouse` reads tfc/qa-minilm: QAGS and Q² are scored by "
+                   "the book's full mode or `tfc train score-qgqa`")
+        return
+    ctx.invoke(score_inhouse_cmd, plans=(), threads=threads, batch_size=None, datasets=(), split=None)
 
 
 @click.command("aggregation")
