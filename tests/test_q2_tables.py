@@ -380,8 +380,8 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     def pt(step, f1, xq):
         return {"step": step, "heldout": {"f1": f1}, "xquad": {"f1": xq}}
 
-    recs = {"tfc/a": {"steps": 200, "dev_curve": [pt(100, .8, .3), pt(200, .9, .4)]},
-            "tfc/b": {"steps": 200, "train_seconds": 1800.0, "examples_per_second": 12.44,
+    recs = {"tfc/a": {"steps": 200, "dev_curve": [pt(100, .8, .3), pt(200, .9, .4)], "mix": {"sha256": "ab" * 32}},
+            "tfc/b": {"steps": 200, "train_seconds": 1800.0, "examples_per_second": 12.44, "mix": {"sha256": "ab" * 32},
                       "dev_curve": [pt(100, .8, .3), pt(200, .9, .4)]}}
 
     def record(name):
@@ -395,6 +395,7 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     drift = pd.DataFrame({"rows": [10, 30], "same %": [100.0, 50.0], "max |Δ score|": [0.0, 0.25], "Δ": [0.0, -0.5]})
     assert T.rerun_text(drift, "tfc/a", "tfc/b") == (
         "Run again on this machine's CPU from its record (200 steps, 30 minutes of training at 12.4 examples/s), "
+        "from the same QA set (its sha256 equals the record's), "
         "every reading at all 2 points of its dev curve equals the record's, and its weights' identity is not the "
         "same (sha256:bbb against sha256:aaa). On 40 rows of 2 sets, 62.5% of the scores are unchanged, the largest "
         "score difference is 0.25, and each set's Pearson or AUC moves by at most 0.50 points.")
@@ -406,3 +407,7 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     assert "stays within 0.5 points of the record's at 2 points" in T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b")
     assert T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b").endswith("Its scores are not recorded yet.")
     assert T.rerun_text(drift, "tfc/a", "tfc/missing") == "tfc/missing is not recorded."
+    recs["tfc/b"]["mix"] = {"sha256": "cd" * 32}
+    assert "/s), from a different QA set (sha256 cdcdcdcdcdcd against abababababab), its dev curve" in T.rerun_text(drift, "tfc/a", "tfc/b")
+    del recs["tfc/b"]["mix"]
+    assert "examples/s), its dev curve stays" in T.rerun_text(drift, "tfc/a", "tfc/b")

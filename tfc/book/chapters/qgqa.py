@@ -445,8 +445,11 @@ def rerun_text(drift: pd.DataFrame, original: str = "tfc/qa-minilm", rerun: str 
              f"its dev curve stays within {gap:.2g} points of the record's at {len(common)} points")
     ida, idb = (models.committed_identity(original) or {}).get("identity"), models.identity(rerun)
     same = "the same" if ida == idb else f"not the same ({idb} against {ida})"
+    sha_a, sha_b = ((r.get("mix") or {}).get("sha256") for r in (ra, rb))
+    data = ("" if not (sha_a and sha_b) else ", from the same QA set (its sha256 equals the record's)" if sha_a == sha_b
+            else f", from a different QA set (sha256 {sha_b[:12]} against {sha_a[:12]})")
     text = (f"Run again on this machine's CPU from its record ({int(rb['steps']):,} steps, "
-            f"{rb['train_seconds'] / 60:.0f} minutes of training at {rb['examples_per_second']:.1f} examples/s), "
+            f"{rb['train_seconds'] / 60:.0f} minutes of training at {rb['examples_per_second']:.1f} examples/s){data}, "
             f"{curve}, and its weights' identity is {same}.")
     d = drift.dropna(subset=["Δ"])
     if d.empty:
