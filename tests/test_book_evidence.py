@@ -168,3 +168,71 @@ def test_f1_reading_aucs_and_span_text(monkeypatch):
     assert row["span"] == 25.0 and row["paper"] == 60.0
     assert T.span_text(t, "toy") == "spans 75.0 to 100.0, the paper 60.0"
     assert T.span_text(t, "other") == "is not scored here"
+
+
+def _frank_tiny(monkeypatch):
+    """Two CNN/DM and two XSum validation rows (TRUE's CSV), one XSum test row, two CNN/DM test rows."""
+    from tfc.book.chapters import data as st
+    from tfc.data import builders as B
+
+    ours = pd.DataFrame({"meta": [{"hash": "c1"}, {"hash": "c2"}, {"hash": "1"}, {"hash": "2"}],
+                         "grounding": [" ".join(["w"] * 10), " ".join(["w"] * 20), "x yz",
+                                       "Share this with Email p q"],
+                         "generated": ["s"] * 4})
+    xs = pd.DataFrame({"hash": ["1", "2", "3"], "model": ["m"] * 3, "split": ["valid", "valid", "test"],
+                       "document": ["x y\nz", "p q", "a\nb c d"], "summary": ["one two three", "a b", "u v w x y"]})
+    ann = pd.DataFrame({"hash": ["c1", "c2", "1", "2", "3", "c3", "c3"],
+                        "dataset": ["cnndm", "cnndm", "bbc", "bbc", "bbc", "cnndm", "cnndm"],
+                        "split": ["valid"] * 4 + ["test"] * 3})
+    monkeypatch.setattr(st.D, "load", lambda name: ours)
+    monkeypatch.setattr(B, "frank_xsum_rows", lambda: xs.copy())
+    monkeypatch.setattr(B, "frank_annotations", lambda: ann)
+    monkeypatch.setattr(reference, "value", lambda table, row, col: {"min_len": 5.0, "median_len": 10.0,
+                                                                    "avg_len": 10.0}[col])
+    return st
+
+
+def test_frank_full_set_hand_computed(monkeypatch):
+    """Known words 10, 20 (CNN/DM), 2, 6 (XSum valid) and 3 + 4 (XSum test, with the bar): sum 45 over 5 of
+    7 rows. TRUE's mean 10 needs (70 - 45) / 2 = 12.5 from the two CNN/DM test rows; its median 10 needs
+    4 of 7 rows at 10 or more, 2 known, so both test rows (100%)."""
+    st = _frank_tiny(monkeypatch)
+    assert st.frank_joined_words("a\nb c d") == 3 and st.frank_joined_words("Kosaka.\nAnd it") == 2
+    r = st.frank_full_set(n_boot=2000, seed=0)
+    assert r["rule"] == {"articles": 2, "equal": 1, "prefix": 1, "other": 0}
+    assert (r["n_all"], r["need_mean"], r["need_share"]) == (7, 12.5, 1.0)
+    assert (r["valid_mean"], r["valid_share"]) == (15.0, 1.0)
+    assert r["p_share"] == 1.0 and 0.45 < r["p_mean"] < 0.55        # one article drawn: 20 half the time
+    assert (r["xsum_min_summary"], r["xsum_test_below_min"]) == (2, 1)
+    t = r["table"]
+    assert list(t["rows"]) == [2, 2, 1, 2] and list(t["articles"]) == [2, 2, 1, 1]
+    assert t.iloc[2]["mean"] == 7.0 and np.isnan(t.iloc[3]["mean"])
+    assert st.draws_text(0.0, 10_000) == "in none of the 10,000 draws"
+    assert st.draws_text(0.0012, 10_000) == "in 12 of the 10,000 draws"
+
+
+def test_frank_rule_check_refuses_an_article_missing_from_true_rows(monkeypatch):
+    st = _frank_tiny(monkeypatch)
+    from tfc.data import builders as B
+
+    xs = pd.concat([B.frank_xsum_rows(), pd.DataFrame({"hash": ["9"], "model": ["m"], "split": ["valid"],
+                                                       "document": ["a"], "summary": ["b"]})])
+    monkeypatch.setattr(B, "frank_xsum_rows", lambda: xs.copy())
+    with pytest.raises(ValueError, match="not in TRUE's FRANK rows"):
+        st.frank_full_set(n_boot=10)
+
+
+def test_frank_xsum_rows_names_a_row_without_text(monkeypatch):
+    from tfc.data import builders as B
+
+    monkeypatch.setattr(B, "_frank_annotations", lambda: pd.DataFrame(
+        {"hash": ["1", "2"], "model_name": ["PtGen", "PtGen"], "dataset": ["bbc", "bbc"], "split": ["valid", "test"]}))
+    monkeypatch.setattr(B, "_xsum_pairs", lambda: {("1", "PtGen"): {"summary": "s", "rows": []}})
+    monkeypatch.setattr(B, "xsum_documents", lambda: {"1": "doc", "2": "doc two"})
+    with pytest.raises(ValueError, match=r"1 rows have no text.*\('2', 'PtGen'\)"):
+        B.frank_xsum_rows()
+    monkeypatch.setattr(B, "_xsum_pairs", lambda: {("1", "PtGen"): {"summary": "s", "rows": []},
+                                                   ("2", "PtGen"): {"summary": "t u", "rows": []}})
+    got = B.frank_xsum_rows()
+    assert list(got["split"]) == ["valid", "test"] and list(got["summary"]) == ["s", "t u"]
+    assert list(got["document"]) == ["doc", "doc two"]

@@ -342,6 +342,31 @@ def _frank_annotations() -> pd.DataFrame:
     return ann
 
 
+def frank_xsum_rows() -> pd.DataFrame:
+    """Every FRANK XSum summary, validation and test (996), with the texts Maynez et al.'s files hold.
+
+    FRANK's own text files are not offline (SOURCE.txt), so FRANK-test has no text here. Its XSum
+    summaries are, though: FRANK took them from Maynez et al.'s four systems, and the hallucination
+    annotations carry each (bbcid, system) summary and the recovered article. Columns: ``hash``,
+    ``model``, ``split``, ``document`` (Maynez et al.'s line-broken article, not FRANK's layout) and
+    ``summary``. A FRANK row without its text in those files is an error, not a silent drop.
+    """
+    ann = _frank_annotations()
+    ann = ann[ann["dataset"] == "bbc"]
+    pairs, docs = _xsum_pairs(), xsum_documents()
+    keys = list(zip(ann["hash"].astype(str), ann["model_name"]))
+    missing = [k for k in keys if k not in pairs or k[0] not in docs]
+    if missing:
+        raise ValueError(f"FRANK XSum: {len(missing)} rows have no text in Maynez et al.'s files, e.g. {missing[0]}")
+    return pd.DataFrame({"hash": [k[0] for k in keys], "model": [k[1] for k in keys], "split": list(ann["split"]),
+                         "document": [docs[k[0]] for k in keys], "summary": [pairs[k]["summary"] for k in keys]})
+
+
+def frank_annotations() -> pd.DataFrame:
+    """FRANK's summary-level annotation rows, both splits (2,246: hash, model_name, dataset, split, scores)."""
+    return _frank_annotations()
+
+
 def summac_frank() -> pd.DataFrame:
     """SummaC FRANK, validation cut: TRUE's FRANK (same 671 summaries, labels from TRUE's CSV)."""
     df = true_csv("frank")

@@ -256,3 +256,78 @@ def rouge_l_by_tokens(names: list[str], sample: int | None = None, seed: int = 0
                                                                          seed=seed)["score"].to_numpy())
                 for label, (name, kw) in ROUGE_L_TOKENS.items()}
     return _t8_variant_means(names, variants, "rouge_l", "tokens", tolerance, sample, seed)
+
+
+def frank_joined_words(document: str) -> int:
+    """White-space words of a line-broken XSum article as FRANK's text would count them: FRANK joins an
+    article's lines with nothing between them ("... Kazuhiko Kosaka.And it goes ..."), so a line break is no
+    word boundary there (checked on the validation articles by :func:`frank_full_set`)."""
+    return len("".join(str(document).split("\n")).split())
+
+
+def _frank_rule_check(xs: pd.DataFrame, ours_hash: pd.Series, ours_words: pd.Series) -> dict:
+    """The joining rule against FRANK's own text on the validation XSum articles: how many it counts
+    exactly, how many FRANK's text has four words more (the "Share this with ..." bar some pages kept), and
+    the rest (an article that Maynez et al.'s file holds in another version)."""
+    valid = xs[xs["split"] == "valid"].drop_duplicates("hash").set_index("hash")["words"]
+    diff = ours_words.groupby(ours_hash).first().reindex(valid.index) - valid
+    if diff.isna().any():
+        raise ValueError("FRANK: a validation XSum article of FRANK's annotations is not in TRUE's FRANK rows")
+    return {"articles": len(diff), "equal": int((diff == 0).sum()), "prefix": int((diff == PREFIX_WORDS).sum()),
+            "other": int((~diff.isin([0, PREFIX_WORDS])).sum())}
+
+
+PREFIX_WORDS = 4   # "Share this withEmailFacebook...Copy this link" before some FRANK XSum articles
+
+
+def frank_full_set(n_boot: int = 10_000, seed: int = 0) -> dict:
+    """Could TRUE's FRANK lengths (Tables 6 and 7) have been counted on FRANK's whole set, test split included?
+
+    FRANK-test's text is not offline, but its XSum rows are: their summaries and articles are Maynez et al.'s
+    (:func:`tfc.data.builders.frank_xsum_rows`), counted by :func:`frank_joined_words` and, to lean towards the
+    hypothesis, with the four-word prefix added to every test article. Only the CNN/DM test rows stay
+    unknown, so the question becomes what they would need for TRUE's mean and median. Returns ``table`` (one
+    row per part of the full set: rows, articles, min/median/mean/max words), ``rule`` (the joining rule
+    checked on the validation articles), ``need_mean`` and ``need_share`` (the CNN/DM test rows' mean length
+    and share at or above TRUE's median that TRUE's mean and median would need), the validation CNN/DM
+    articles' ``valid_mean`` and ``valid_share``, ``p_mean`` and ``p_share`` (the share of ``n_boot``
+    resamples of the CNN/DM test articles from the validation ones that reach either), ``xsum_min_summary``
+    (the shortest of all 996 XSum summaries) and ``xsum_test_below_min`` (XSum test articles shorter than
+    TRUE's minimum before the prefix)."""
+    from tfc.data import builders as B
+
+    ann, xs, ours = B.frank_annotations(), B.frank_xsum_rows(), D.load("frank")
+    xs["words"] = xs["document"].map(frank_joined_words)
+    ours_hash = ours["meta"].map(lambda m: str(m.get("hash", "")))
+    ours_words = ours["grounding"].str.split().str.len()
+    paper = {c: reference.value("TRUE-T6", "frank", c) for c in ("min_len", "median_len", "avg_len")}
+    is_x = ours_hash.str.isdigit()
+    x_test = xs[xs["split"] == "test"]
+    cnn_test = ann[(ann["dataset"] == "cnndm") & (ann["split"] == "test")]
+    cnn_valid = pd.DataFrame({"hash": ours_hash[~is_x], "words": ours_words[~is_x]})
+    parts = {"validation, CNN/DM (TRUE's CSV)": (ours_words[~is_x], ours_hash[~is_x]),
+             "validation, XSum (TRUE's CSV)": (ours_words[is_x], ours_hash[is_x]),
+             "test, XSum (Maynez et al.'s text, + prefix)": (x_test["words"] + PREFIX_WORDS, x_test["hash"]),
+             "test, CNN/DM (not offline)": (pd.Series(dtype=float), cnn_test["hash"])}
+    table = pd.DataFrame([{"part": k, "rows": len(h), "articles": h.nunique(), "min": w.min(), "median": w.median(),
+                           "mean": w.mean(), "max": w.max()} for k, (w, h) in parts.items()]).set_index("part")
+    known = pd.concat([ours_words, x_test["words"] + PREFIX_WORDS])
+    n_all, n_cnn = len(known) + len(cnn_test), len(cnn_test)
+    need_mean = (paper["avg_len"] * n_all - known.sum()) / n_cnn
+    need_share = (np.ceil(n_all / 2) - (known >= paper["median_len"]).sum()) / n_cnn
+    # each CNN/DM article carries the same number of summaries (5), so an article resample is a row resample
+    art = cnn_valid.drop_duplicates("hash")["words"].to_numpy()
+    draws = np.random.default_rng(seed).choice(art, size=(n_boot, cnn_test["hash"].nunique()))
+    return {"table": table, "rule": _frank_rule_check(xs, ours_hash, ours_words), "n_all": n_all,
+            "need_mean": float(need_mean), "need_share": float(need_share),
+            "valid_mean": float(art.mean()), "valid_share": float((art >= paper["median_len"]).mean()),
+            "p_mean": float((draws.mean(axis=1) >= need_mean).mean()),
+            "p_share": float(((draws >= paper["median_len"]).mean(axis=1) >= need_share).mean()), "n_boot": n_boot,
+            "xsum_min_summary": int(xs["summary"].str.split().str.len().min()),
+            "xsum_test_below_min": int((x_test.drop_duplicates("hash")["words"] < paper["min_len"]).sum())}
+
+
+def draws_text(share: float, n_boot: int) -> str:
+    """"in none of the 10,000 draws" / "in 12 of the 10,000 draws": a resampling share as a count."""
+    k = int(round(share * n_boot))
+    return f"in {'none' if k == 0 else f'{k:,}'} of the {n_boot:,} draws"
