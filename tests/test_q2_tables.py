@@ -411,3 +411,72 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     assert "/s), from a different QA set (sha256 cdcdcdcdcdcd against abababababab), its dev curve" in T.rerun_text(drift, "tfc/a", "tfc/b")
     del recs["tfc/b"]["mix"]
     assert "examples/s), its dev curve stays" in T.rerun_text(drift, "tfc/a", "tfc/b")
+
+
+def test_score_robustness_hand_computed():
+    """Consistent responses score 1, inconsistent 0: a system with share c inconsistent scores exactly
+    1 − round(c · n_draw) / n_draw in every repeat, so its band has no width."""
+    from tfc.book.chapters import qgqa as T
+
+    ok = np.array([True, True, False, False, False])
+    out = T.score_robustness({"m": ok.astype(float)}, ok, levels=(0.0, 0.25, 1.0), n_boot=50, n_draw=400)
+    assert list(out["level"]) == [0.0, 0.25, 1.0]
+    assert np.allclose(out["mean"], [1.0, 0.75, 0.0]) and np.allclose(out["ci_low"], out["ci_high"])
+    # n_draw 3 at c = 0.5: round(1.5) = 2 inconsistent of 3
+    assert T.score_robustness({"m": ok.astype(float)}, ok, levels=(0.5,), n_boot=5, n_draw=3)["mean"].iloc[0] == \
+        pytest.approx(1 / 3)
+
+
+def test_score_robustness_means_and_shared_draws():
+    """Consistent scores 0.2 and 0.6 (mean 0.4), inconsistent 0: at c = 0.5 the system score averages 0.2. A
+    second metric equal to the first plus 1 sees the same draws, so its scores are exactly 1 higher."""
+    from tfc.book.chapters import qgqa as T
+
+    ok = np.array([True, True, False])
+    s = np.array([0.2, 0.6, 0.0])
+    out = T.score_robustness({"a": s, "b": s + 1}, ok, levels=(0.5,), n_boot=4000, n_draw=100, seed=3)
+    a, b = out.set_index("metric").loc["a"], out.set_index("metric").loc["b"]
+    assert a["mean"] == pytest.approx(0.2, abs=0.005)
+    assert b["mean"] - a["mean"] == pytest.approx(1.0) and b["ci_low"] - a["ci_low"] == pytest.approx(1.0)
+    assert a["ci_low"] < 0.2 < a["ci_high"]
+    again = T.score_robustness({"a": s, "b": s + 1}, ok, levels=(0.5,), n_boot=4000, n_draw=100, seed=3)
+    pd.testing.assert_frame_equal(out, again)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"metrics": {"m": [0.1, np.nan, 0.3]}}, "NaN"),
+    ({"metrics": {"m": [0.1, 0.2]}}, "need 3 scores"),
+    ({"consistent": [True, True, True]}, "both consistent and inconsistent"),
+    ({"levels": (0.0, 1.5)}, r"levels must be shares in \[0, 1\]"),
+    ({"n_boot": 0}, "must be positive"),
+])
+def test_score_robustness_refuses_bad_input(kwargs, match):
+    from tfc.book.chapters import qgqa as T
+
+    args = {"metrics": {"m": [0.1, 0.2, 0.3]}, "consistent": [True, False, True], "levels": (0.0, 1.0),
+            "n_boot": 5, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        T.score_robustness(**args)
+
+
+def test_robustness_summary_and_text_by_hand():
+    from tfc.book.chapters import qgqa as T
+
+    curve = pd.DataFrame({"metric": ["q", "q", "o", "o"], "level": [1.0, 0.0, 0.0, 1.0],
+                          "mean": [0.2, 0.6, 0.5, 0.4], "ci_low": [0.1, 0.5, 0.48, 0.38],
+                          "ci_high": [0.3, 0.7, 0.52, 0.42]})
+    s = T.robustness_summary(curve)
+    assert s.loc["q", "drop"] == pytest.approx(0.4) and s.loc["q", "mean 95% interval width"] == pytest.approx(0.2)
+    assert s.loc["q", "drop / width"] == pytest.approx(2.0) and s.loc["o", "drop / width"] == pytest.approx(2.5)
+    text = T.robustness_text(s)
+    assert "q 0.400 (2.0 widths), o 0.100 (2.5 widths)" in text and text.endswith("is o.")
+    assert "not run" in T.robustness_text(pd.DataFrame())
+    fig = T.robustness_figure({"Figure 4": curve, "Figure 5": curve})
+    assert len(fig.axes) == 4
+
+
+def test_figure_levels_are_the_papers():
+    from tfc.book.chapters import qgqa as T
+
+    assert T.Q2_F4_LEVELS == (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    assert T.Q2_F5_LEVELS == (0.0, 0.05, 0.10, 0.15, 0.20, 0.25, 1.0)

@@ -1049,6 +1049,100 @@ def qg_judgement_table(draws: dict | None = None) -> pd.DataFrame:
     return t[["draw", "source", "questions", "well_formed", "answer_is_candidate", "both"]]
 
 
+# Q² Figures 4 and 5: the inconsistent shares of the simulated systems (paper §6.1, "Score Robustness")
+Q2_F4_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
+Q2_F5_LEVELS = (0.0, 0.05, 0.10, 0.15, 0.20, 0.25, 1.0)
+
+
+def score_robustness(metrics: dict, consistent, levels=Q2_F4_LEVELS, n_boot: int = 1000, n_draw: int = 400,
+                     seed: int = 0) -> pd.DataFrame:
+    """Q² Figures 4 and 5 ("score robustness"): the system-level score each metric gives a simulated system
+    whose responses are inconsistent in a share *c* of cases, whatever the input.
+
+    For each *c* of ``levels`` and each of ``n_boot`` repeats, round(*c* · ``n_draw``) responses are drawn
+    with replacement from the inconsistent ones (``consistent`` false) and the rest from the consistent ones;
+    the system score is the mean over the ``n_draw`` responses (the paper draws 400 from both systems' annotated
+    responses and repeats 1000 times). Every metric sees the same draws. ``metrics`` maps a name to one score
+    per response (no NaN: fill responses without a valid question first). Returns ``metric, level, mean,
+    ci_low, ci_high`` (2.5 and 97.5 percentiles over the repeats). Written by hand: the paper's simulation,
+    not a library routine."""
+    ok = np.asarray(consistent, bool)
+    levels = np.asarray(levels, float)
+    if ok.all() or not ok.any():
+        raise ValueError("score_robustness needs both consistent and inconsistent responses")
+    if levels.size == 0 or ((levels < 0) | (levels > 1)).any():
+        raise ValueError(f"levels must be shares in [0, 1], got {levels.tolist()}")
+    if n_boot < 1 or n_draw < 1:
+        raise ValueError(f"n_boot and n_draw must be positive, got {n_boot}, {n_draw}")
+    scores = {}
+    for name, v in metrics.items():
+        v = np.asarray(v, float)
+        if len(v) != len(ok) or np.isnan(v).any():
+            raise ValueError(f"{name}: need {len(ok)} scores without NaN, got {len(v)} ({int(np.isnan(v).sum())} NaN)")
+        scores[name] = (v[ok], v[~ok])
+    good_n, bad_n = int(ok.sum()), int((~ok).sum())
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in levels:
+        k = int(np.rint(c * n_draw))
+        pick_bad = rng.integers(0, bad_n, (n_boot, k))
+        pick_good = rng.integers(0, good_n, (n_boot, n_draw - k))
+        for name, (g, b) in scores.items():
+            sys_score = (b[pick_bad].sum(axis=1) + g[pick_good].sum(axis=1)) / n_draw
+            rows.append({"metric": name, "level": float(c), "mean": float(sys_score.mean()),
+                         "ci_low": float(np.percentile(sys_score, 2.5)), "ci_high": float(np.percentile(sys_score, 97.5))})
+    return pd.DataFrame(rows)
+
+
+def robustness_figure(curves: dict):
+    """One row of panels per :func:`score_robustness` frame (``{row title: frame}``), one panel per metric: the
+    mean system score against the share of inconsistent responses, with its 95% band. Each metric keeps its own
+    y scale (BLEU's is not F1's). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    metrics = list(dict.fromkeys(m for c in curves.values() for m in c["metric"]))
+    fig, axes = plt.subplots(len(curves), len(metrics), figsize=(3.2 * len(metrics), 2.8 * len(curves)),
+                             squeeze=False, sharey="col")
+    for row, (title, curve) in zip(axes, curves.items()):
+        for ax, m in zip(row, metrics):
+            d = curve[curve["metric"] == m].sort_values("level")
+            ax.fill_between(d["level"], d["ci_low"], d["ci_high"], alpha=0.3)
+            ax.plot(d["level"], d["mean"], marker="o", ms=3)
+            ax.set_title(f"{m} ({title})", fontsize=9)
+            ax.set_xlabel("share of inconsistent responses")
+    for row in axes:
+        row[0].set_ylabel("system score")
+    fig.tight_layout()
+    return fig
+
+
+def robustness_summary(curve: pd.DataFrame) -> pd.DataFrame:
+    """Per metric of a :func:`score_robustness` frame: the mean system score with no and with only inconsistent
+    responses (the lowest and highest level), their difference, the mean width of the 95% interval over the
+    levels, and the ratio of the two (how many interval widths the full range of inconsistency moves a
+    system's score: the paper's point that a wider interval can still separate better)."""
+    rows = []
+    for name, d in curve.groupby("metric", sort=False):
+        d = d.sort_values("level")
+        lo, hi = float(d["mean"].iloc[0]), float(d["mean"].iloc[-1])
+        width = float((d["ci_high"] - d["ci_low"]).mean())
+        rows.append({"metric": name, "score, fewest inconsistent": lo, "score, most inconsistent": hi,
+                     "drop": lo - hi, "mean 95% interval width": width,
+                     "drop / width": (lo - hi) / width if width > 0 else float("inf")})
+    return pd.DataFrame(rows).set_index("metric")
+
+
+def robustness_text(summary: pd.DataFrame) -> str:
+    """One sentence from :func:`robustness_summary`: how far each metric's system score falls over the full
+    range of inconsistency, in its own units and in widths of its 95% interval, and which moves most."""
+    if not len(summary):
+        return "No Q² scores of the annotated responses are cached, so the simulation was not run."
+    parts = ", ".join(f"{m} {r['drop']:.3f} ({r['drop / width']:.1f} widths)" for m, r in summary.iterrows())
+    best = summary["drop / width"].idxmax()
+    return (f"From no inconsistent response to all of them, the mean system score falls by {parts}; the metric "
+            f"that moves most for the width of its interval is {best}.")
+
+
 def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
     """Precision-recall curves (stacked, with a ``metric`` column) and the average precision of each
     ``{name: scores}`` at detecting ``y == 1``; every score is negated (a low score flags the positive)."""
