@@ -136,3 +136,28 @@ def test_a_transposed_record_is_judged_cell_by_cell():
     rec = pd.DataFrame({"value": {"training rows": 12345, "device": "cpu", "accuracy": 0.8123, "minutes": 12.0}})
     f = R.formatted(rec)["value"]
     assert f.tolist() == ["12,345", "cpu", "0.812", "12"]
+
+
+def test_the_kernel_extension_also_quiets_progress_bars_and_the_widget_warning(monkeypatch):
+    """Every chapter kernel loads tfc.book.readable: besides the table rendering, it turns off transformers'
+    weight-loading progress bars and tqdm's "IProgress not found" warning (stderr noise on a page)."""
+    import warnings
+
+    from transformers.utils import logging as hf_logging
+
+    from tfc.book import readable
+
+    class Shell:      # the one piece of an IPython shell install() touches
+        class display_formatter:
+            formatters = {"text/html": type("F", (), {"for_type": staticmethod(lambda t, f: None)})()}
+
+    monkeypatch.setattr(warnings, "filters", list(warnings.filters))     # the test leaves the filters as found
+    hf_logging.enable_progress_bar()
+    try:
+        readable.load_ipython_extension(Shell())
+        assert not hf_logging.is_progress_bar_enabled()
+        with warnings.catch_warnings(record=True) as got:
+            warnings.warn("IProgress not found. Please update jupyter and ipywidgets.")
+        assert got == []
+    finally:
+        hf_logging.enable_progress_bar()

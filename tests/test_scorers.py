@@ -112,6 +112,19 @@ def test_nli_attention_mask_always_passed(tiny):
     assert seen and all(seen)
 
 
+def test_a_cut_hypothesis_is_recorded_without_the_tokenizer_length_warning(tiny, caplog):
+    """An over-long hypothesis is cut to fit and flagged in aux_hyp_truncated; the tokenizer's own "longer than
+    the maximum" warning (a would-be indexing error the cut already prevents) is not logged."""
+    import logging
+
+    long_h = " ".join(H[1:2] * 40)
+    s = S.get("nli", checkpoint=tiny)
+    with caplog.at_level(logging.WARNING, logger="transformers"):
+        v = s.score([G[1]], [long_h], progress=False)[0]
+    assert s.last_aux()["aux_hyp_truncated"][0] and 0 <= v <= 1
+    assert not [r for r in caplog.records if "Token indices sequence length" in r.getMessage()]
+
+
 def test_label_order_assertion_and_override(tmp_path):
     shuffled = make_tiny_classifier(tmp_path / "shuf", id2label={0: "contradiction", 1: "entailment", 2: "neutral"})
     with pytest.raises(LabelOrderError):

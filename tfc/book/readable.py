@@ -411,8 +411,20 @@ def uninstall(shell=None) -> None:
         shell.display_formatter.formatters["text/html"].pop(pd.DataFrame, None)
 
 
-def load_ipython_extension(ipython) -> None:      # %load_ext tfc.book.readable
+def quiet() -> None:
+    """No progress bars from transformers (weight loading and saving) and no tqdm widget warning in a chapter's
+    kernel: the page shows results, not stderr noise. Warnings that say something stay."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
+def load_ipython_extension(ipython) -> None:      # %load_ext tfc.book.readable (every chapter's kernel)
     install(ipython)
+    quiet()
 
 
 def unload_ipython_extension(ipython) -> None:    # %unload_ext tfc.book.readable

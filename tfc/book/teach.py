@@ -170,14 +170,3 @@ def check_exercises(markdown: str) -> int:
     if len(ex) != len(sol):
         raise ValueError(f"{len(ex)} exercises but {len(sol)} hidden (dropdown) solutions")
     return len(ex)
-
-
-def quiet():
-    """No progress bars from transformers (weight loading/saving) and no tqdm widget warning: the
-    chapter page shows results, not stderr noise."""
-    import warnings
-
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()

@@ -98,7 +98,8 @@ class NLIEngine:
         for h, n in zip(hyps, lens):
             if room - n < min_chunk:
                 keep = max(room - min_chunk, 1)
-                ids = self.tok(h, add_special_tokens=False)["input_ids"][:keep]
+                # verbose=False: the cut is the point here, and recorded (aux_hyp_truncated), not an error
+                ids = self.tok(h, add_special_tokens=False, verbose=False)["input_ids"][:keep]
                 h = self.tok.decode(ids)
                 n = len(ids)
                 cut.append(True)

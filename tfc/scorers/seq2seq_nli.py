@@ -84,7 +84,7 @@ class Seq2SeqNLIEngine(NLIEngine):
 
     def _fit(self, premise: str, hypothesis: str, n: int) -> str:
         """The prompt with the premise cut by the ``n - max_length`` tokens it is over."""
-        p_ids = self.tok(premise, add_special_tokens=False)["input_ids"]
+        p_ids = self.tok(premise, add_special_tokens=False, verbose=False)["input_ids"]   # over-long by design
         keep = max(len(p_ids) - (n - self.max_length), 0)
         return self.prompt(self.tok.decode(p_ids[:keep]), hypothesis)
 

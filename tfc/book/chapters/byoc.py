@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tfc.book.teach import quiet
+from tfc.book.readable import quiet
 from tfc.scorers.base import Scorer, ScorerConfig
 
 DEMO_NAME = "word-overlap"

@@ -57,7 +57,7 @@ def pick_example(dataset: str = "qags_cnndm", min_sentences: int = 2, max_ground
 
 
 def _quiet():
-    from tfc.book.teach import quiet
+    from tfc.book.readable import quiet
 
     quiet()
 
