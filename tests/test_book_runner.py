@@ -87,3 +87,17 @@ def test_a_partial_build_is_not_strict_and_says_which_chapters_are_missing(tmp_p
         (tmp_path / f"{s}.ipynb").write_text("{}")
     runner.build_html(log=said.append)
     assert "-W" in calls[-1] and len(said) == 1
+
+
+def test_a_failing_cell_still_fails_the_run_with_the_kernel_log_at_error(tmp_path, monkeypatch):
+    """The kernels log only errors (runner.kernel_arguments); a cell's exception is not a log line, and the
+    run still stops on it with the cell's error."""
+    import papermill as pm
+    import pytest
+
+    monkeypatch.setattr(runner, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    path = _tiny(tmp_path / "notebooks")
+    path.write_text(TINY + '\n```{code-cell}\nraise ValueError("boom in a chapter")\n```\n')
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with pytest.raises(pm.PapermillExecutionError, match="boom in a chapter"):
+        runner.run_notebooks("smoke", output_dir=tmp_path / "generated", log=lambda *_: None)

@@ -122,6 +122,7 @@ def test_the_book_runner_loads_the_extension():
 
     assert "tfc.book.readable" in book.KERNEL_EXTENSIONS
     assert "--InteractiveShellApp.extensions=tfc.book.readable" in book.kernel_arguments()
+    assert book.kernel_arguments()[-1] == "--IPKernelApp.log_level=ERROR"   # no per-chapter TCP notice on the console
 
 
 def test_glue_plain_numbers():

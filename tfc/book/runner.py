@@ -94,8 +94,10 @@ def _hide_injected(path: Path) -> None:
 
 
 def kernel_arguments() -> list[str]:
-    """Command-line options for each notebook kernel (loads :data:`KERNEL_EXTENSIONS`)."""
-    return [f"--InteractiveShellApp.extensions={ext}" for ext in KERNEL_EXTENSIONS]
+    """Command-line options for each notebook kernel: load :data:`KERNEL_EXTENSIONS`, and log only the kernel
+    application's errors (its one warning here, that a local kernel talks over TCP without encryption, would
+    otherwise print once per chapter on the console; what the cells print is captured in the notebooks)."""
+    return [f"--InteractiveShellApp.extensions={ext}" for ext in KERNEL_EXTENSIONS] + ["--IPKernelApp.log_level=ERROR"]
 
 
 def run_notebooks(mode: str = "default", only: list[str] | None = None, extra: dict | None = None,
