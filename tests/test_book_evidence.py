@@ -225,7 +225,7 @@ def test_frank_rule_check_refuses_an_article_missing_from_true_rows(monkeypatch)
 def test_frank_xsum_rows_names_a_row_without_text(monkeypatch):
     from tfc.data import builders as B
 
-    monkeypatch.setattr(B, "_frank_annotations", lambda: pd.DataFrame(
+    monkeypatch.setattr(B, "frank_annotations", lambda: pd.DataFrame(
         {"hash": ["1", "2"], "model_name": ["PtGen", "PtGen"], "dataset": ["bbc", "bbc"], "split": ["valid", "test"]}))
     monkeypatch.setattr(B, "_xsum_pairs", lambda: {("1", "PtGen"): {"summary": "s", "rows": []}})
     monkeypatch.setattr(B, "xsum_documents", lambda: {"1": "doc", "2": "doc two"})

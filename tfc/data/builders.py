@@ -336,7 +336,8 @@ def summac_polytope_alignscore(base: pd.DataFrame | None = None) -> pd.DataFrame
     return df
 
 
-def _frank_annotations() -> pd.DataFrame:
+def frank_annotations() -> pd.DataFrame:
+    """FRANK's summary-level annotation rows, both splits (2,246: hash, model_name, dataset, split, scores)."""
     with open(raw_path("frank/human_annotations.json")) as f:
         ann = pd.DataFrame(json.load(f))
     return ann
@@ -351,7 +352,7 @@ def frank_xsum_rows() -> pd.DataFrame:
     ``model``, ``split``, ``document`` (Maynez et al.'s line-broken article, not FRANK's layout) and
     ``summary``. A FRANK row without its text in those files is an error, not a silent drop.
     """
-    ann = _frank_annotations()
+    ann = frank_annotations()
     ann = ann[ann["dataset"] == "bbc"]
     pairs, docs = _xsum_pairs(), xsum_documents()
     keys = list(zip(ann["hash"].astype(str), ann["model_name"]))
@@ -360,11 +361,6 @@ def frank_xsum_rows() -> pd.DataFrame:
         raise ValueError(f"FRANK XSum: {len(missing)} rows have no text in Maynez et al.'s files, e.g. {missing[0]}")
     return pd.DataFrame({"hash": [k[0] for k in keys], "model": [k[1] for k in keys], "split": list(ann["split"]),
                          "document": [docs[k[0]] for k in keys], "summary": [pairs[k]["summary"] for k in keys]})
-
-
-def frank_annotations() -> pd.DataFrame:
-    """FRANK's summary-level annotation rows, both splits (2,246: hash, model_name, dataset, split, scores)."""
-    return _frank_annotations()
 
 
 def summac_frank() -> pd.DataFrame:
@@ -379,7 +375,7 @@ def summac_frank() -> pd.DataFrame:
 def frank_scores() -> pd.DataFrame:
     """FRANK validation summaries with the summary-level human Factuality score (frank/human_annotations.json)."""
     df = true_csv("frank")
-    ann = _frank_annotations()
+    ann = frank_annotations()
     ann = ann[ann["split"] == "valid"].set_index(["hash", "model_name"])
     keys = [(m["hash"], m["model"]) for m in df["meta"]]
     missing = [k for k in keys if k not in ann.index]

@@ -265,12 +265,13 @@ def frank_joined_words(document: str) -> int:
     return len("".join(str(document).split("\n")).split())
 
 
-def _frank_rule_check(xs: pd.DataFrame, ours_hash: pd.Series, ours_words: pd.Series) -> dict:
-    """The joining rule against FRANK's own text on the validation XSum articles: how many it counts
-    exactly, how many FRANK's text has four words more (the "Share this with ..." bar some pages kept), and
-    the rest (an article that Maynez et al.'s file holds in another version)."""
+def _frank_rule_check(xs: pd.DataFrame, per_article: pd.Series) -> dict:
+    """The joining rule against FRANK's own text (``per_article``: words per article hash of TRUE's rows) on the
+    validation XSum articles: how many it counts exactly, how many FRANK's text has four words more (the "Share
+    this with ..." bar some pages kept), and the rest (an article that Maynez et al.'s file holds in another
+    version)."""
     valid = xs[xs["split"] == "valid"].drop_duplicates("hash").set_index("hash")["words"]
-    diff = ours_words.groupby(ours_hash).first().reindex(valid.index) - valid
+    diff = per_article.reindex(valid.index) - valid
     if diff.isna().any():
         raise ValueError("FRANK: a validation XSum article of FRANK's annotations is not in TRUE's FRANK rows")
     return {"articles": len(diff), "equal": int((diff == 0).sum()), "prefix": int((diff == PREFIX_WORDS).sum()),
@@ -302,23 +303,24 @@ def frank_full_set(n_boot: int = 10_000, seed: int = 0) -> dict:
     ours_words = ours["grounding"].str.split().str.len()
     paper = {c: reference.value("TRUE-T6", "frank", c) for c in ("min_len", "median_len", "avg_len")}
     is_x = ours_hash.str.isdigit()
+    per_article = ours_words.groupby(ours_hash, sort=False).first()       # TRUE's rows' articles, in row order
     x_test = xs[xs["split"] == "test"]
+    x_test_words = x_test["words"] + PREFIX_WORDS
     cnn_test = ann[(ann["dataset"] == "cnndm") & (ann["split"] == "test")]
-    cnn_valid = pd.DataFrame({"hash": ours_hash[~is_x], "words": ours_words[~is_x]})
     parts = {"validation, CNN/DM (TRUE's CSV)": (ours_words[~is_x], ours_hash[~is_x]),
              "validation, XSum (TRUE's CSV)": (ours_words[is_x], ours_hash[is_x]),
-             "test, XSum (Maynez et al.'s text, + prefix)": (x_test["words"] + PREFIX_WORDS, x_test["hash"]),
+             "test, XSum (Maynez et al.'s text, + prefix)": (x_test_words, x_test["hash"]),
              "test, CNN/DM (not offline)": (pd.Series(dtype=float), cnn_test["hash"])}
     table = pd.DataFrame([{"part": k, "rows": len(h), "articles": h.nunique(), "min": w.min(), "median": w.median(),
                            "mean": w.mean(), "max": w.max()} for k, (w, h) in parts.items()]).set_index("part")
-    known = pd.concat([ours_words, x_test["words"] + PREFIX_WORDS])
+    known = pd.concat([ours_words, x_test_words])
     n_all, n_cnn = len(known) + len(cnn_test), len(cnn_test)
     need_mean = (paper["avg_len"] * n_all - known.sum()) / n_cnn
     need_share = (np.ceil(n_all / 2) - (known >= paper["median_len"]).sum()) / n_cnn
     # each CNN/DM article carries the same number of summaries (5), so an article resample is a row resample
-    art = cnn_valid.drop_duplicates("hash")["words"].to_numpy()
+    art = per_article[~per_article.index.str.isdigit()].to_numpy()
     draws = np.random.default_rng(seed).choice(art, size=(n_boot, cnn_test["hash"].nunique()))
-    return {"table": table, "rule": _frank_rule_check(xs, ours_hash, ours_words), "n_all": n_all,
+    return {"table": table, "rule": _frank_rule_check(xs, per_article), "n_all": n_all,
             "need_mean": float(need_mean), "need_share": float(need_share),
             "valid_mean": float(art.mean()), "valid_share": float((art >= paper["median_len"]).mean()),
             "p_mean": float((draws.mean(axis=1) >= need_mean).mean()),
