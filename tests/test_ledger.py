@@ -268,10 +268,10 @@ def test_misses_lists_reproduction_cells_outside_tolerance_with_their_cause(ledg
     """The worst run per cell decides; stand-ins never appear; a cause line matches by full regex, else
     "not explained yet"."""
     causes = tmp_path / "misses.csv"
-    causes.write_text("table,rows,columns,chapter,section,cause\n"
-                      "TRUE-T9,summeval,rouge_l,02_true_scorers,Why some cells differ,ties\n"
-                      "TRUE-T9,summ,rouge_l,x,y,a prefix must not match\n"
-                      "TRUE-T9,frank,rouge_l,02_true_scorers,Why some cells differ,open: a sensitivity only\n")
+    causes.write_text("table,rows,columns,chapter,section,cause,settles\n"
+                      "TRUE-T9,summeval,rouge_l,02_true_scorers,Why some cells differ,ties,\n"
+                      "TRUE-T9,summ,rouge_l,x,y,a prefix must not match,\n"
+                      "TRUE-T9,frank,rouge_l,02_true_scorers,Why some cells differ,open: a sensitivity only,the code\n")
     monkeypatch.setattr(ledger, "MISSES_CSV", causes)
     ledger.record(_lex([("frank", 0.3), ("summeval", 2.0), ("mnbm", -0.6)]), chapter="02_true_auc")
     ledger.record(_lex([("frank", 0.7)]), chapter="02_true_scorers")        # frank's worse run: outside
@@ -283,9 +283,26 @@ def test_misses_lists_reproduction_cells_outside_tolerance_with_their_cause(ledg
     assert m.loc["mnbm", "cause"] == "not explained yet" and m.loc["mnbm", "section"] == ""
     assert (m.loc["summeval", "evidence"], m.loc["frank", "evidence"], m.loc["mnbm", "evidence"]) == \
         ("cause shown", "cause open", "none")
-    causes.write_text("table,rows,columns,chapter,section,cause\nTRUE-T9,(,rouge_l,x,y,z\n")
+    assert (m.loc["frank", "settles"], m.loc["summeval", "settles"], m.loc["mnbm", "settles"]) == ("the code", "", "")
+    causes.write_text("table,rows,columns,chapter,section,cause,settles\nTRUE-T9,(,rouge_l,x,y,z,\n")
     with pytest.raises(Exception):
         ledger.misses()                                                   # a bad pattern fails loudly
+    causes.write_text("table,rows,columns,chapter,section,cause,settles\nTRUE-T9,frank,rouge_l,x,y,open: why, \n")
+    with pytest.raises(ValueError, match="TRUE-T9 frank rouge_l"):
+        ledger.miss_causes()                                              # an open cause must name what settles it
+    causes.write_text("table,rows,columns,chapter,section,cause\nTRUE-T9,frank,rouge_l,x,y,ties\n")
+    with pytest.raises(ValueError, match="settles"):
+        ledger.miss_causes()                                              # the column itself is required
+
+
+def test_open_causes_groups_the_open_cells_by_what_would_settle_them():
+    miss = pd.DataFrame({"table": ["T11", "B", "A", "T3", "D"], "evidence": ["cause open", "cause open", "cause shown",
+                                                                        "cause open", "none"],
+                         "settles": ["code", "rows", "", "code", ""]})
+    got = ledger.open_causes(miss)
+    assert got.to_dict("list") == {"settles": ["code", "rows"], "cells": [2, 1], "tables": ["T3, T11", "B"]}
+    assert list(ledger.open_causes(miss.iloc[[2, 4]]).columns) == ["settles", "cells", "tables"]
+    assert len(ledger.open_causes(miss.iloc[[2, 4]])) == 0
 
 
 def test_every_miss_cause_names_a_section_of_its_chapter():
@@ -299,3 +316,4 @@ def test_every_miss_cause_names_a_section_of_its_chapter():
         assert any(line.lstrip("#").strip() == r.section for line in text.splitlines() if line.startswith("#")), \
             (r.chapter, r.section)
         assert len(r.cause) > 10
+        assert (len(r.settles) > 10) == r.cause.startswith("open:"), (r.table, r.rows)   # only open causes name it

@@ -496,6 +496,7 @@ KEYS: dict[str, str] = {
     "ledger_n_misses_open": "of those with evidence, cells where it leaves the cause open (line starts 'open:')",
     "ledger_pct_within": "share of reproduction cells within tolerance, in %",
     "ledger_misses_table": "every reproduction cell outside tolerance with the chapter section that shows its cause",
+    "ledger_open_causes_table": "the cells whose cause is open, grouped by the missing input that would settle them",
     "ledger_n_published": "published cells in all tables",
     "ledger_n_standin": "published cells set beside a stand-in model only or also",
     "ledger_n_figures": "paper figures listed in tfc/book/ledger_figures.csv",

@@ -424,12 +424,19 @@ def table_ledger(records: pd.DataFrame | None = None) -> pd.DataFrame:
 def miss_causes() -> pd.DataFrame:
     """``tfc/book/ledger_misses.csv``: where a chapter shows the cause of reproduction cells outside tolerance.
     One line per (table, row pattern, column pattern) with the chapter, the section title and the cause in a
-    few words; patterns are full-match regular expressions. Hand-written like the statuses' reasons: it names
-    where the evidence is, it holds no number."""
+    few words; patterns are full-match regular expressions. A line whose cause is open ("open: ...") also names,
+    in ``settles``, the input that would settle it and that is not available offline (a ValueError otherwise).
+    Hand-written like the statuses' reasons: it names where the evidence is, it holds no number."""
     m = pd.read_csv(MISSES_CSV, keep_default_na=False)
     for col in ("rows", "columns"):
         for pat in m[col]:
             re.compile(pat)          # a bad pattern fails here, not silently later
+    if "settles" not in m.columns:
+        raise ValueError(f"{MISSES_CSV} has no 'settles' column (what would settle an open cause)")
+    unnamed = m[m["cause"].map(lambda c: _evidence(c) == "cause open") & (m["settles"].str.strip() == "")]
+    if len(unnamed):
+        raise ValueError("an open cause must name what would settle it ('settles'): "
+                         + ", ".join(f"{r.table} {r.rows} {r.columns}" for r in unnamed.itertuples()))
     return m
 
 
@@ -442,10 +449,12 @@ def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every counted ``reproduction`` cell outside its table's tolerance (the largest |Δ| per cell, as the
     counts take it), with the chapter section that shows its cause (:func:`miss_causes`, first matching line)
     or ``cause`` = "not explained yet". ``evidence`` is "cause shown", "cause open" (the register's line starts
-    with "open:": the section rules candidates out or shows a sensitivity, but proves no cause) or "none".
-    Columns: ``table, row, column, paper, ours, delta, tolerance, chapter, section, cause, evidence``."""
+    with "open:": the section rules candidates out or shows a sensitivity, but proves no cause) or "none";
+    ``settles`` names, for an open cause, the missing input that would settle it (else "").
+    Columns: ``table, row, column, paper, ours, delta, tolerance, chapter, section, cause, evidence, settles``."""
     rec = counted(collected() if records is None else records)
-    cols = ["table", "row", "column", "paper", "ours", "delta", "tolerance", "chapter", "section", "cause", "evidence"]
+    cols = ["table", "row", "column", "paper", "ours", "delta", "tolerance", "chapter", "section", "cause", "evidence",
+            "settles"]
     rep = rec[rec["counted_role"] == "reproduction"] if len(rec) else rec
     if not len(rep):
         return pd.DataFrame(columns=cols)
@@ -466,8 +475,27 @@ def misses(records: pd.DataFrame | None = None) -> pd.DataFrame:
                     "chapter": h["chapter"] if h is not None else r.chapter,
                     "section": h["section"] if h is not None else "",
                     "cause": h["cause"] if h is not None else "not explained yet",
-                    "evidence": "none" if h is None else _evidence(h["cause"])})
+                    "evidence": "none" if h is None else _evidence(h["cause"]),
+                    "settles": h["settles"] if h is not None else ""})
     return pd.DataFrame(out, columns=cols).sort_values(["table", "row", "column"], ignore_index=True)
+
+
+def _natural(name: str) -> list:
+    """Sort key that orders the numbers inside a name by value ("TRUE-T3" before "TRUE-T11")."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+
+def open_causes(miss: pd.DataFrame) -> pd.DataFrame:
+    """The cells whose cause is open (:func:`misses`, ``evidence == "cause open"``), grouped by what would settle
+    them: ``settles, cells, tables`` (table names in natural order, so T3 before T11), most cells first, ties in
+    order of appearance. Empty (same columns) when no cause is open."""
+    cols = ["settles", "cells", "tables"]
+    op = miss[miss["evidence"] == "cause open"]
+    if not len(op):
+        return pd.DataFrame(columns=cols)
+    g = op.groupby("settles", sort=False).agg(cells=("table", "size"),
+                                                tables=("table", lambda s: ", ".join(sorted(set(s), key=_natural))))
+    return g.reset_index().sort_values("cells", ascending=False, kind="stable", ignore_index=True)[cols]
 
 
 def counts(tables: pd.DataFrame) -> dict:
