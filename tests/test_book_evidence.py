@@ -211,6 +211,22 @@ def test_frank_full_set_hand_computed(monkeypatch):
     assert st.draws_text(0.0012, 10_000) == "in 12 of the 10,000 draws"
 
 
+def test_frank_cnn_test_mix_hand_computed(monkeypatch):
+    """Validation words 10, 20 (CNN/DM), 2, 6 (XSum), one-word summaries; FRANK-test has one CNN/DM article, drawn
+    as c1 (mean 48 / 5 = 9.6, within 0.5 of TRUE's 10) or c2 (58 / 5 = 11.6); the median is 10 either way.
+    The summaries stay at one word, so Table 7's mean and median (TRUE: 10) are never within tolerance."""
+    st = _frank_tiny(monkeypatch)
+    r = st.frank_cnn_test_mix(n_boot=2000, seed=0)
+    t = r["table"]
+    assert (r["rows"], r["n_boot"]) == (5, 2000)
+    mean6, med6 = t.loc["TRUE-T6 avg_len (grounding)"], t.loc["TRUE-T6 median_len (grounding)"]
+    assert (mean6["TRUE"], mean6["validation rows"], mean6["2.5%"], mean6["97.5%"]) == (10.0, 9.5, 9.6, 11.6)
+    assert 0.45 < mean6["share within tolerance"] < 0.55
+    assert (med6["validation rows"], med6["50%"], med6["share within tolerance"]) == (8.0, 10.0, 1.0)
+    t7 = t.loc[["TRUE-T7 avg_len (generated)", "TRUE-T7 median_len (generated)"]]
+    assert (t7["50%"] == 1.0).all() and (t7["share within tolerance"] == 0.0).all()
+
+
 def test_frank_rule_check_refuses_an_article_missing_from_true_rows(monkeypatch):
     st = _frank_tiny(monkeypatch)
     from tfc.data import builders as B
