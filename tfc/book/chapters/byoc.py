@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tfc.book.readable import quiet
 from tfc.scorers.base import Scorer, ScorerConfig
 
 DEMO_NAME = "word-overlap"
@@ -30,7 +29,6 @@ def demo_checkpoint(path, seed: int = 0) -> Path:
     """A tiny random 3-way NLI checkpoint (BERT, 2 layers, hidden 32) saved to ``path``."""
     from tfc.models.tiny import make_tiny_classifier
 
-    quiet()
     return make_tiny_classifier(path, seed=seed)
 
 
@@ -47,7 +45,6 @@ def score_with_checkpoint(checkpoint: str, dataset: str = "qags_xsum", n: int = 
 
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise ValueError(f"n must be an int >= 2, got {n!r}")
-    quiet()
     scorer = scorers.get("nli", checkpoint=str(checkpoint), mode=mode,
                          **({"device": device} if device else {}))
     res = score_dataset(scorer, dataset, sample=n, seed=seed, use_cache=False)

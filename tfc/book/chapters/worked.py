@@ -56,12 +56,6 @@ def pick_example(dataset: str = "qags_cnndm", min_sentences: int = 2, max_ground
     return df.iloc[0]
 
 
-def _quiet():
-    from tfc.book.readable import quiet
-
-    quiet()
-
-
 def short(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
@@ -72,7 +66,6 @@ def nli_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["nli
     from tfc import scorers
     from tfc.text.chunking import chunk_many
 
-    _quiet()
     s = scorers.get("nli", checkpoint=checkpoint, mode="document", **({"device": device} if device else {}))
     s.load()
     eng = s.engine
@@ -94,7 +87,6 @@ def summac_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["
     from tfc import scorers
     from tfc.scorers.summac import _units
 
-    _quiet()
     s = scorers.get("summac-zs", checkpoint=checkpoint, **({"device": device} if device else {}))
     m = s.matrices([grounding], [generated], batch_size=8)[0]
     eng = s.engine
@@ -118,7 +110,6 @@ def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOIN
     from tfc import scorers
     from tfc.scorers.alignscore_model import build_units
 
-    _quiet()
     s = scorers.get("alignscore", checkpoint=checkpoint, chunk_words=chunk_words,
                     **({"device": device} if device else {}))
     s.load()
@@ -144,7 +135,6 @@ def q2_steps(grounding: str, generated: str, qa_checkpoint: str = CHECKPOINTS["q
     Returns ``(per-question table, score recomputed from the table, scorer_score)``."""
     from tfc import scorers
 
-    _quiet()
     s = scorers.get("q2", qa_checkpoint=qa_checkpoint, nli_checkpoint=nli_checkpoint,
                     **({"device": device} if device else {}))
     t = s.explain([grounding], [generated])
