@@ -88,7 +88,7 @@ def test_score_then_evaluate_csv_odd_columns_unicode(tmp_path, tmp_cache):
         assert s["roc_auc"] == pytest.approx(roc_auc_score(got[Y_COL], got[s["column"]]), abs=1e-12)
         lo, hi = s["auc_ci"]
         assert lo <= s["roc_auc"] <= hi
-        assert 0 <= s["balanced_accuracy"] <= 1
+        assert 0 <= s["bacc_in_sample"] <= 1 and 0 <= s["bacc_fixed"] <= 1
     (c,) = rep["comparisons"]
     assert (c["a"], c["b"]) == ("f1", "rougeL")
     assert c["diff"] == pytest.approx(rep["scores"][0]["roc_auc"] - rep["scores"][1]["roc_auc"])
@@ -156,7 +156,8 @@ def test_named_columns_default_output_and_evaluate_picks_score_columns(tmp_path,
     rep = json.loads(run("evaluate", "--input", out, "--label-col", Y_COL, "--json", "--n-boot", 100).output)
     assert [s["column"] for s in rep["scores"]] == ["lex", "rougeL"]   # not 'rating'
     rep = json.loads(run("evaluate", "--input", out, "--label-col", Y_COL, "--json", "--n-boot", 100,
-                         "--score-cols", "rating,lex").output)
+                         "--score-cols", "rating,lex").stdout)   # stderr: 0.5 is no threshold for 'rating'
+    assert len(rep["warnings"]) == 1 and "'rating'" in rep["warnings"][0]
     assert [s["column"] for s in rep["scores"]] == ["rating", "lex"]
 
 
@@ -171,7 +172,7 @@ def test_evaluate_auc_matches_sklearn_with_ties(tmp_path):
     df.to_parquet(path)
     r = run("evaluate", "--input", path, "--label-col", "y", "--score-cols", "a,b,c", "--json", "--n-boot", 500)
     assert r.exit_code == 0, r.output
-    rep = json.loads(r.output)
+    rep = json.loads(r.stdout)   # the warnings (scores outside [0, 1] with the default threshold 0.5) go to stderr
     for s in rep["scores"]:
         assert s["roc_auc"] == pytest.approx(roc_auc_score(df["y"], df[s["column"]]), abs=1e-12)
         assert s["auc_ci"][0] <= s["roc_auc"] <= s["auc_ci"][1]

@@ -4,12 +4,16 @@ Python::
 
     import tfc
     out = tfc.score_frame(df, "rougeL", grounding_col="article", generated_col="summary")
-    report = tfc.evaluate_frame(out, label_col="consistent")          # AUC, CI, threshold, comparisons
+    report = tfc.evaluate_frame(out, label_col="consistent")          # AUC, PR-AUC, BAcc, ECE, CIs (own_eval)
 
 Command line::
 
     tfc score --input mine.csv --grounding-col article --generated-col summary -s f1 -s rougeL -o scored.parquet
-    tfc evaluate --input scored.parquet --label-col consistent [--score-cols f1,rougeL] [--json]
+    tfc evaluate --input scored.parquet --label-col consistent [--score-cols f1,rougeL] [--dev dev.csv]
+                 [--threshold 0.5] [--group-col dataset] [--bins 10] [--plot reliability.png] [--json]
+
+The evaluation itself is in :mod:`tfc.results.own_eval` (the report) and :mod:`tfc.results.own_report` (its
+text); this module reads, checks, scores and writes files.
 
 **Inputs.** :func:`read_table` reads CSV, TSV, JSON lines (``.jsonl``), JSON (an array of objects, or
 JSON lines), parquet, a Hugging Face ``datasets`` directory written by ``save_to_disk``, or
@@ -323,7 +327,7 @@ def default_output(source) -> Path:
 
 
 # -- scoring ------------------------------------------------------------------------------------
-def parse_scorers(specs, checkpoint: str | None = None, preset: str = "as-published",
+def parse_scorers(specs, checkpoint: str | None = None, preset: str = "default",
                   **overrides) -> list[tuple[str, object]]:
     """``[(column, Scorer)]`` from names, ``COLUMN=NAME`` strings, Scorer objects or (column, Scorer) pairs.
 
@@ -510,148 +514,19 @@ def score_frame(df, scorer, grounding_col: str = "grounding", generated_col: str
     return out
 
 
-# -- evaluation ---------------------------------------------------------------------------------
-def binary_labels(values, col: str) -> np.ndarray:
-    """0/1 labels (1 = consistent) from ints, floats, booleans or the strings 0/1/true/false."""
-    s = pd.Series(values).reset_index(drop=True)
-    miss = s.isna()
-    if miss.any():
-        i = int(np.flatnonzero(miss.to_numpy())[0])
-        raise OwnFileError(f"{_row(i)}: label column {col!r} has no value ({int(miss.sum())} empty label(s))")
-    if pd.api.types.is_bool_dtype(s):
-        y = s.astype(int).to_numpy()
-    elif pd.api.types.is_numeric_dtype(s):
-        y = s.to_numpy(dtype=float)
-        bad = sorted(set(np.unique(y).tolist()) - {0, 1})
-        if bad:
-            vals = ", ".join(f"{v:g}" for v in np.unique(y)[:6])
-            raise OwnFileError(f"label column {col!r} is not binary: values {vals} (expected 0/1 with 1 = consistent)")
-    else:
-        mapping = {"0": 0, "1": 1, "true": 1, "false": 0, "0.0": 0, "1.0": 1}
-        norm = [str(v).strip().lower() if isinstance(v, (str, bool, int, np.integer)) else None for v in s]
-        bad = sorted({str(v) for v, k in zip(s, norm) if k not in mapping})
-        if bad:
-            seen = sorted({str(v) for v in s})[:6]
-            raise OwnFileError(f"label column {col!r} is not binary: values {', '.join(map(repr, seen))} "
-                               "(expected 0/1 or true/false, 1 = consistent)")
-        y = np.array([mapping[k] for k in norm])
-    y = y.astype(np.int8)
-    if len(np.unique(y)) < 2:
-        raise OwnFileError(f"label column {col!r} holds one class only (all {int(y[0])}); ROC AUC needs both "
-                           "consistent (1) and inconsistent (0) rows")
-    return y
+# -- evaluation: moved to tfc.results.own_eval (the report) and tfc.results.own_report (its text) -------
+_MOVED = {"binary_labels": "own_eval", "numeric_scores": "own_eval", "default_score_columns": "own_eval",
+          "evaluate_frame": "own_eval", "format_report": "own_report"}
 
 
-def numeric_scores(values, col: str) -> np.ndarray:
-    """A score column as floats; a missing, non-numeric or infinite value raises, naming its row."""
-    s = pd.Series(values).reset_index(drop=True)
-    if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
-        conv = pd.to_numeric(s, errors="coerce")
-        bad = conv.isna() & s.notna()
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise OwnFileError(f"{_row(i)}: score column {col!r} holds {s.iloc[i]!r}, not a number")
-        s = conv
-    x = s.to_numpy(dtype=float, na_value=np.nan)
-    bad = ~np.isfinite(x)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise OwnFileError(f"{_row(i)}: score column {col!r} has no finite value ({x[i]}; {int(bad.sum())} such "
-                           "row(s)); score every row or drop them first")
-    return x
+def __getattr__(name: str):
+    """The evaluation helpers that lived here, still reachable as ``own_files.evaluate_frame`` etc.; imported on
+    first use (those modules import this one)."""
+    if name in _MOVED:
+        import importlib
 
-
-def default_score_columns(df: pd.DataFrame, label_col: str) -> list[str]:
-    """The columns ``tfc score`` recorded (parquet), else every numeric column but the label and ``*_aux_*``."""
-    rec = df.attrs.get(SCORE_COLUMNS_ATTR)
-    if isinstance(rec, list) and rec and all(c in df.columns for c in rec):
-        return [c for c in rec if c != label_col]
-    return [c for c in df.columns if c != label_col and "_aux_" not in str(c)
-            and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
-
-
-def evaluate_frame(df: pd.DataFrame, label_col: str, score_cols=None, n_boot: int | None = None, seed: int = 0,
-                   alpha: float = 0.05, where: str = "the input") -> dict:
-    """ROC AUC with a bootstrap interval, a tuned threshold with its balanced accuracy, and a paired
-    bootstrap comparison of every pair of score columns (all from :mod:`tfc.meta`).
-
-    The threshold maximises sqrt(TPR * (1 - FPR)) on these same rows (:func:`tfc.meta.tuned_accuracy`),
-    so its balanced accuracy is optimistic; tune on a dev file to apply it elsewhere. The AUC interval
-    is the percentile interval of :func:`tfc.meta.bootstrap_aucs` (resamples holding one class only are
-    dropped and counted); the comparison is :func:`tfc.meta.bootstrap_auc_diff`. ``where`` names the
-    input in error messages.
-    """
-    from tfc.meta import DEFAULT_N, bootstrap_auc_diff, bootstrap_aucs, roc_auc, tuned_accuracy
-
-    n_boot = DEFAULT_N if n_boot is None else int(n_boot)
-    if n_boot < 1:
-        raise OwnFileError(f"n_boot must be >= 1, got {n_boot}")
-    if not 0 < alpha < 1:
-        raise OwnFileError(f"alpha must be in (0, 1), got {alpha}")
-    if len(df) == 0:
-        raise OwnFileError("the input has no rows")
-    check_columns(df, [label_col], where)
-    if score_cols is None:
-        score_cols = default_score_columns(df, label_col)
-        if not score_cols:
-            raise OwnFileError(f"no numeric score columns besides {label_col!r}; name them with --score-cols "
-                               f"(columns: {', '.join(map(repr, map(str, df.columns)))})")
-    elif isinstance(score_cols, str):
-        score_cols = [c.strip() for c in score_cols.split(",") if c.strip()]
-    score_cols = list(dict.fromkeys(score_cols))
-    if not score_cols:
-        raise OwnFileError("no score columns given")
-    check_columns(df, score_cols, where)
-    if label_col in score_cols:
-        raise OwnFileError(f"{label_col!r} is the label column; it cannot also be a score column")
-    y = binary_labels(df[label_col], label_col)
-    scores = {c: numeric_scores(df[c], c) for c in score_cols}
-    boot = bootstrap_aucs(y, list(scores.values()), n=n_boot, seed=seed)
-    boot = boot[np.isfinite(boot).all(axis=1)]
-    rows = []
-    for k, (c, s) in enumerate(scores.items()):
-        thr = tuned_accuracy(y, s)
-        lo, hi = (np.quantile(boot[:, k], [alpha / 2, 1 - alpha / 2]).tolist() if len(boot)
-                  else [float("nan"), float("nan")])
-        rows.append({"column": c, "roc_auc": roc_auc(y, s), "auc_ci": [float(lo), float(hi)],
-                     "threshold": thr.threshold, "balanced_accuracy": thr.balanced_accuracy,
-                     "accuracy": thr.accuracy})
-    comps = []
-    cols = list(scores)
-    for i in range(len(cols)):
-        for j in range(i + 1, len(cols)):
-            r = bootstrap_auc_diff(y, scores[cols[i]], scores[cols[j]], n=n_boot, seed=seed, alpha=alpha)
-            comps.append({"a": cols[i], "b": cols[j], "auc_a": r.auc_a, "auc_b": r.auc_b, "diff": r.diff,
-                          "ci": [r.ci[0], r.ci[1]], "p_value": r.p_value, "n_valid": r.n_valid})
-    return {"rows": int(len(y)), "consistent": int(y.sum()), "inconsistent": int(len(y) - y.sum()),
-            "label_col": label_col, "n_boot": n_boot, "n_boot_valid": int(len(boot)), "seed": seed,
-            "alpha": alpha, "threshold_tuned_on": "the same rows", "scores": rows, "comparisons": comps}
-
-
-def format_report(rep: dict, source: str | None = None) -> str:
-    """The text ``tfc evaluate`` prints."""
-    lvl = f"{100 * (1 - rep['alpha']):g}%"
-    lines = [f"input      {source or '(frame)'}",
-             f"rows       {rep['rows']} ({rep['consistent']} consistent, {rep['inconsistent']} inconsistent; "
-             f"label column {rep['label_col']!r}, 1 = consistent)",
-             f"bootstrap  {rep['n_boot']} resamples over rows ({rep['n_boot_valid']} with both classes), seed "
-             f"{rep['seed']}, {lvl} percentile intervals", ""]
-    w = max([len("score column")] + [len(str(r["column"])) for r in rep["scores"]])
-    lines.append(f"{'score column':<{w}}  {'ROC AUC':>7}  {lvl + ' CI':>16}  {'threshold':>10}  {'bal. acc.':>9}")
-    for r in rep["scores"]:
-        ci = f"[{r['auc_ci'][0]:.3f}, {r['auc_ci'][1]:.3f}]"
-        lines.append(f"{r['column']:<{w}}  {r['roc_auc']:7.4f}  {ci:>16}  {r['threshold']:10.4g}  "
-                     f"{r['balanced_accuracy']:9.4f}")
-    lines.append("(threshold: max sqrt(TPR * (1 - FPR)), tuned on these same rows; its balanced accuracy is optimistic)")
-    if rep["comparisons"]:
-        lines += ["", "paired bootstrap, AUC(a) - AUC(b)"]
-        wa = max(len(str(c["a"])) for c in rep["comparisons"])
-        wb = max(len(str(c["b"])) for c in rep["comparisons"])
-        lines.append(f"{'a':<{wa}}  {'b':<{wb}}  {'diff':>7}  {lvl + ' CI':>18}  {'p':>6}")
-        for c in rep["comparisons"]:
-            ci = f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}]"
-            lines.append(f"{c['a']:<{wa}}  {c['b']:<{wb}}  {c['diff']:+7.4f}  {ci:>18}  {c['p_value']:6.3f}")
-    return "\n".join(lines)
+        return getattr(importlib.import_module(f"tfc.results.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- the example file ---------------------------------------------------------------------------
