@@ -204,7 +204,7 @@ def main(argv=None):
                 continue
             extra = {} if sname == "bertscore" else {"dtype": dtype}
             try:
-                v = S.get(sname, device=dev, **kw, **extra).score(g, h, progress=False)
+                v = S.get(sname, preset="as-published", device=dev, **kw, **extra).score(g, h, progress=False)
                 smoke.append({"scorer": sname, "dtype": dtype, "ok": True, "scores": [round(float(x), 4) for x in v]})
             except Exception as exc:  # noqa: BLE001 - recorded
                 smoke.append({"scorer": sname, "dtype": dtype, "ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]})

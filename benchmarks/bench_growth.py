@@ -70,7 +70,7 @@ def main(argv=None):
     rows = []
     for name in args.scorers:
         # the rule splitter keeps spaCy's own (linear) cost out of the model-path measurement
-        s = S.get(name, checkpoint=ckpt[name], device="cpu", sentence_splitter="rule")
+        s = S.get(name, preset="as-published", checkpoint=ckpt[name], device="cpu", sentence_splitter="rule")
         s.score([texts[args.lengths[0]]], [claim], progress=False)        # warm-up
         memos = getattr(type(s), "_MEMOS", None)   # alignscore's cross-call pair memo: texts share chunks
         for n in args.lengths:

@@ -178,19 +178,19 @@ def main(argv=None):
     nli_dir = models.resolve(args.nli_checkpoint) if "summac" in args.peers else None
     align_ckpt = args.align_checkpoint or (
         "tfc/alignscore-minilm" if (config.artifacts_dir() / "alignscore-minilm").is_dir()
-        else S.get("alignscore").config.checkpoint)
+        else S.get("alignscore", preset="as-published").config.checkpoint)
     labels = models.label_names(json.load(open(Path(nli_dir) / "config.json"))["id2label"]) if nli_dir else None
 
     # tfc sides, loaded and warmed up once
     sides = {}
     if "summac" in args.peers:
-        sides["summac"] = S.get("summac-zs", checkpoint=args.nli_checkpoint, device="cpu")
+        sides["summac"] = S.get("summac-zs", preset="as-published", checkpoint=args.nli_checkpoint, device="cpu")
     if "bert-score" in args.peers:
-        sides["bert-score"] = S.get("bertscore", long_grounding="truncate", device="cpu")
-        sides["bert-score/chunk"] = S.get("bertscore", device="cpu")
+        sides["bert-score"] = S.get("bertscore", preset="as-published", long_grounding="truncate", device="cpu")
+        sides["bert-score/chunk"] = S.get("bertscore", preset="as-published", device="cpu")
     if "alignscore" in args.peers:
         bs = {"batch_size": args.align_batch_size} if args.align_batch_size else {}
-        sides["alignscore"] = S.get("alignscore", checkpoint=align_ckpt, device=args.device, **bs)
+        sides["alignscore"] = S.get("alignscore", preset="as-published", checkpoint=align_ckpt, device=args.device, **bs)
         sides["alignscore/fast"] = S.get("alignscore", preset="fast", checkpoint=align_ckpt, device=args.device, **bs)
         sys.path.insert(0, str(HERE / "peers"))
         from alignscore_loop import ReferenceLoop

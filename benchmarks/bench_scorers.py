@@ -68,7 +68,7 @@ def main(argv=None):
         for name in args.scorers:
             for dtype in args.dtypes:
                 kw = {} if name == "bertscore" else {"checkpoint": ckpt}
-                s = S.get(name, device="cpu", dtype=dtype, **kw)
+                s = S.get(name, preset="as-published", device="cpu", dtype=dtype, **kw)
                 s.score(g[:2], h[:2], progress=False)       # warm-up: load model, spaCy, tokenizer
                 for bs in args.batch_sizes:
                     memos = getattr(type(s), "_MEMOS", None)

@@ -12,9 +12,8 @@ weight-only tensors (23 MB; dequantised there, as ``tfc gpu`` does). ``job`` tra
 recipe at a fixed step count (bf16 autocast), saves fp16 weights and exports them in parts with the card and
 record (``tfc.runs.gpu.export_variant``) into ``<work>/export/<name>/``, the folder to bring back. ``reread``
 evaluates the weights that came back (fp16, read at fp32) on this CPU and records it as ``weights_round_trip``
-beside the device's own reading. The tracked
-tree must fit the call as well: take the score caches and release weights out of the index for it (README,
-"On a GPU machine").
+beside the device's own reading. The tracked tree must fit the call as well: take the score caches and release
+weights out of the index for it (book/retraining.md, "On a GPU machine").
 """
 import argparse
 import json

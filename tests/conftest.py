@@ -37,13 +37,15 @@ def ledger_dir(tmp_path, monkeypatch):
     ledger._FIGURES.clear()
 
 
-def assert_added_field_keeps_signatures(name: str, field: str, other, bad, match: str) -> None:
-    """A config field added after caches were committed (``ADDED``): out of the hash at its default, in it
-    at any other value, and a bad value refused with ``match`` in the message."""
+def assert_field_in_signature(name: str, field: str, other, bad, match: str) -> None:
+    """A config field of the as-published preset is in the hash: naming its preset value keeps the signature,
+    any other value changes it, and a bad value is refused with ``match`` in the message."""
     from tfc import scorers
 
-    base = scorers.get(name)
-    assert field not in base.config.signature_fields()
-    assert scorers.get(name, **{field: other}).signature != base.signature
+    base = scorers.get(name, preset="as-published")
+    assert field in base.config.signature_fields()
+    same = getattr(base.config, field)
+    assert scorers.get(name, preset="as-published", **{field: same}).signature == base.signature
+    assert scorers.get(name, preset="as-published", **{field: other}).signature != base.signature
     with pytest.raises(ValueError, match=match):
         scorers.get(name, **{field: bad})

@@ -30,7 +30,7 @@ def test_sweep_equals_each_reading_scored_by_the_scorer(tiny):
     assert (table["rows"] == 4).all() and (table["positives"] == 2).all()
     y = FRAME["label"].to_numpy()
     for name, overrides in A.AGGREGATIONS.items():
-        s = S.get("summac-zs", checkpoint=tiny, **overrides).score(FRAME["grounding"].tolist(),
+        s = S.get("summac-zs", preset="as-published", checkpoint=tiny, **overrides).score(FRAME["grounding"].tolist(),
                                                                    FRAME["generated"].tolist(), progress=False)
         want = 100 * roc_auc(y, s)
         got = float(table.loc[table["reading"] == name, "auc"].iloc[0])
@@ -64,9 +64,10 @@ def test_choose_by_hand():
 
 
 def test_every_reading_is_a_valid_scorer_config():
-    sigs = {S.get("summac-zs", **o).signature for o in A.AGGREGATIONS.values()}
+    sigs = {S.get("summac-zs", preset="as-published", **o).signature for o in A.AGGREGATIONS.values()}
     assert len(sigs) == len(A.AGGREGATIONS)
-    assert S.get("summac-zs", **A.AGGREGATIONS[A.PRESET]).signature == S.get("summac-zs").signature
+    pub = S.get("summac-zs", preset="as-published")
+    assert S.get("summac-zs", preset="as-published", **A.AGGREGATIONS[A.PRESET]).signature == pub.signature
 
 
 def test_frame_digest_changes_with_a_label():

@@ -44,18 +44,19 @@ def tiny3(tmp_path_factory, tiny_nli):
 
 
 def get(ckpt, **kw):
-    return S.get("alignscore", checkpoint=ckpt, sentence_splitter="rule", **kw)
+    return S.get("alignscore", preset="as-published", checkpoint=ckpt, sentence_splitter="rule", **kw)
 
 
 # --- registry, config, signature ---------------------------------------------------------------------
 def test_registry_and_defaults():
-    s = S.get("alignscore")
+    s = S.get("alignscore", preset="as-published")
     assert isinstance(s, AlignScoreScorer)
     c = s.config
     assert (c.checkpoint, c.head, c.split, c.chunk_words, c.max_length) == (
         "tfc/sent-minilm-v2", "3way", "chunk", 350, 512)
-    assert "alignscore" not in S.RESERVED
     assert s.output_range == (0.0, 1.0)
+    d = S.get("alignscore").config                       # the default: the shipped model, the chosen reading
+    assert d == c.replace(**S.DEFAULTS["alignscore"]) and d.checkpoint == S.SHIPPED_NLI
 
 
 def test_signature_changes_with_head_split_checkpoint(tiny3, tiny_nli):

@@ -55,7 +55,7 @@ def test_byoc_chapter_smoke_with_a_tiny_checkpoint(tmp_path, data_dir, tmp_cache
     """`tfc book run --mode smoke --only 07_byoc --checkpoint <tiny dir>`: the checkpoint reaches the scorer
     (its directory name and content hash are in the signature the chapter prints) and nothing is cached."""
     ckpt = byoc.demo_checkpoint(tmp_path / "my-tiny-nli", seed=3)
-    want = scorers.get("nli", checkpoint=str(ckpt)).signature
+    want = scorers.get("nli", preset="as-published", checkpoint=str(ckpt)).signature
     assert want.startswith("nli.my-tiny-nli-doc.")
     out_dir = tmp_path / "generated"
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")

@@ -330,11 +330,11 @@ def test_true_t5_long_grounding_is_chunked_not_cut(tiny_t5_nli):
     assert got == pytest.approx(per.max(), abs=1e-6)
 
 
-def test_head_changes_signature_only_when_set():
-    base = S.get("nli", checkpoint="tfc/nli-minilm")
-    assert S.get("nli", checkpoint="tfc/nli-minilm", head="auto").signature == base.signature
-    assert "head" not in base.config.signature_fields()
-    assert S.get("nli", checkpoint="tfc/nli-minilm", head="softmax").signature != base.signature
+def test_head_changes_signature_only_when_it_changes():
+    base = S.get("nli", preset="as-published", checkpoint="tfc/nli-minilm")
+    assert base.config.head == "auto"
+    assert S.get("nli", preset="as-published", checkpoint="tfc/nli-minilm", head="auto").signature == base.signature
+    assert S.get("nli", preset="as-published", checkpoint="tfc/nli-minilm", head="softmax").signature != base.signature
     with pytest.raises(ValueError, match="head must be one of"):
         S.get("nli", head="argmax")
 
@@ -427,7 +427,7 @@ def test_summac_reads_label_order_from_id2label(tmp_path, id2label, i_ent, i_con
         p = [torch.softmax(model(**tok(g, h, return_tensors="pt")).logits[0], -1).numpy()
              for g, h in zip(GROUND, GEN)]
     want = np.array([x[i_ent] - x[i_con] for x in p])
-    s = S.get("summac-zs", checkpoint=str(tmp_path / "nli"), sentence_splitter="rule")
+    s = S.get("summac-zs", preset="as-published", checkpoint=str(tmp_path / "nli"), sentence_splitter="rule")
     np.testing.assert_allclose(s.score(GROUND, GEN, progress=False), want, atol=1e-6)
     # a caller who expects another order gets an error, not a silent flip
     wrong = ("entailment", "neutral", "contradiction")     # neither checkpoint's order
@@ -531,10 +531,10 @@ def test_qags_bart_qg_template_and_beams(tiny_bart_qg):
 
 
 def test_qags_and_q2_configs_take_the_template(tiny_bart_qg):
-    from tfc.scorers.qgqa import QAGS_TEMPLATE
+    from tfc.scorers.qgqa import QAGS_TEMPLATE, T5_AP_TEMPLATE
 
     base = S.get("qags")
-    assert "qg_template" not in base.config.signature_fields()
+    assert base.config.qg_template == T5_AP_TEMPLATE       # the seq2seq QG input unless another is named
     s = S.get("qags", qg_backend="seq2seq", qg_checkpoint=str(tiny_bart_qg[0]), qg_template=QAGS_TEMPLATE)
     assert s._qg().template == QAGS_TEMPLATE
     assert S.get("q2", qg_template=QAGS_TEMPLATE).signature != S.get("q2").signature
@@ -566,7 +566,7 @@ def test_albert_squad2_qa_span_and_null(tiny_albert_qa):
 
 def test_q2_end_to_end_with_t5_qg_and_albert_qa(tiny_t5_qg, tiny_albert_qa):
     pytest.importorskip("spacy")
-    s = S.get("q2", qg_backend="seq2seq", qg_checkpoint=str(tiny_t5_qg[0]), qa_checkpoint=str(tiny_albert_qa[0]),
+    s = S.get("q2", preset="as-published", qg_backend="seq2seq", qg_checkpoint=str(tiny_t5_qg[0]), checkpoint=str(tiny_albert_qa[0]),
               use_nli=False, qa_max_length=64, qa_stride=16)
     got = s.score(["The team won the game in 2001."], ["The team won the game."], progress=False)
     assert got.shape == (1,) and (np.isnan(got[0]) or 0.0 <= got[0] <= 1.0)

@@ -1,4 +1,4 @@
-"""Derived caches (tfc.cache.derive) and the no-question policy conversion of the Q² / QAGS caches."""
+"""Derived caches (tfc.cache.derive) and TRUE's Q² variant derived from the Q² caches."""
 import json
 import math
 
@@ -19,23 +19,10 @@ def _src(root, rows):
     return c
 
 
-def test_zero_policy_frame_by_hand():
-    df = pd.DataFrame({"score": [0.4, np.nan, 1.0], "aux_n_valid": [2, 0, 1]})
-    out = R.zero_policy_frame(df.copy(), "q2")
-    assert out["score"].tolist() == [0.4, 0.0, 1.0]
-
-
-def test_zero_policy_frame_refuses_a_nan_with_questions_and_a_missing_column():
-    with pytest.raises(ValueError, match="rows with questions"):
-        R.zero_policy_frame(pd.DataFrame({"score": [np.nan], "aux_n_valid": [3]}), "q2")
-    with pytest.raises(ValueError, match="aux_n_questions"):
-        R.zero_policy_frame(pd.DataFrame({"score": [np.nan]}), "qags")
-
-
 def test_derive_writes_once_keeps_rows_and_records_the_source(tmp_path):
     src = _src(tmp_path, [("a", 0.5, 1), ("b", np.nan, 0)])
     dst = cache.ScoreCache("q2.dst.1111111111", "d", "dev", root=tmp_path)
-    meta = cache.derive(src, dst, lambda df: R.zero_policy_frame(df, "q2"),
+    meta = cache.derive(src, dst, lambda df: df.assign(score=df["score"].fillna(0.0)),
                         {"name": "q2", "output_range": [0, 1], "config": {"no_questions": "zero"}}, "test")
     got = dst.read().sort_values("id")
     assert got["score"].tolist() == [0.5, 0.0] and got["aux_n_valid"].tolist() == [1, 0]
@@ -53,22 +40,6 @@ def test_derive_refuses_a_transform_that_changes_rows(tmp_path):
     with pytest.raises(ValueError, match="only scores may change"):
         cache.derive(src, dst, lambda df: df.iloc[:1], {"name": "q2"}, "drop a row")
     assert not dst.parquet.exists()
-
-
-def test_the_zero_policy_is_the_legacy_scores_with_nan_set_to_zero():
-    """The conversion's premise, on the stub pipeline: scoring under "nan" and converting equals scoring under
-    "zero" directly (the policy only touches rows without a valid question)."""
-    from tests.test_qgqa import KNOW, RESP, _stub_q2
-
-    qa = {("What about Barack Obama here?", RESP): "Barack Obama", ("What about Paris here?", RESP): "Paris",
-          ("What about Barack Obama here?", KNOW): "The president Obama", ("What about Paris here?", KNOW): "Paris"}
-    g, h = [KNOW, KNOW, "Some knowledge."], [RESP, "Yes!", "Paris is nice."]
-    legacy = _stub_q2(qa, use_nli=False, no_valid_score=None)
-    s_nan = legacy.score(g, h, progress=False)
-    frame = pd.DataFrame({"score": s_nan, "aux_n_valid": legacy.last_aux()["aux_n_valid"]})
-    s_zero = _stub_q2(qa, use_nli=False).score(g, h, progress=False)
-    assert np.isnan(s_nan).any()
-    assert R.zero_policy_frame(frame, "q2")["score"].tolist() == pytest.approx(list(s_zero))
 
 
 def test_true_variant_frame_by_hand():
@@ -146,8 +117,8 @@ def test_derive_true_variant_writes_once_and_skips_partial_splits(tmp_path, monk
     # another run (overrides): both scorers get them, and the target is that run's variant
     seen = []
     monkeypatch.setattr(R, "scorer_for", lambda name, **kw: seen.append(kw) or stubs[bool(kw)])
-    assert R.derive_true_variant("toy", root=tmp_path, qa_checkpoint="tfc/other") == []          # target exists
-    assert seen == [{"qa_checkpoint": "tfc/other"}, {"qa_checkpoint": "tfc/other", **R.TRUE_VARIANT}]
+    assert R.derive_true_variant("toy", root=tmp_path, checkpoint="tfc/other") == []          # target exists
+    assert seen == [{"checkpoint": "tfc/other"}, {"checkpoint": "tfc/other", **R.TRUE_VARIANT}]
 
 
 def test_stage_throughput_survives_a_stage_that_rounds_to_zero():

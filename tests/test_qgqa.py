@@ -102,10 +102,10 @@ def test_candidate_rules_follow_the_q2_authors_code():
 def test_q2_candidate_rule_drops_lowercase_i_and_keeps_old_signatures():
     (c,) = qgqa.answer_candidates(["i love them too ! i love how they are made with wheat tortillas ."], rule="q2-code")
     assert [x.text for x in c] == ["them", "they", "wheat tortillas"]
-    assert Q2Scorer(qa_checkpoint="x").signature == Q2Scorer(qa_checkpoint="x", candidate_rule="tfc").signature
-    assert Q2Scorer(qa_checkpoint="x").signature != Q2Scorer(qa_checkpoint="x", candidate_rule="q2-code").signature
+    assert Q2Scorer(checkpoint="x").signature == Q2Scorer(checkpoint="x", candidate_rule="tfc").signature
+    assert Q2Scorer(checkpoint="x").signature != Q2Scorer(checkpoint="x", candidate_rule="q2-code").signature
     with pytest.raises(ValueError, match="candidate_rule"):
-        Q2Scorer(qa_checkpoint="x", candidate_rule="mine")
+        Q2Scorer(checkpoint="x", candidate_rule="mine")
 
 
 # ---------------------------------------------------------------------------------------------- QAGS filters and K
@@ -170,7 +170,7 @@ class StubNLI:
 
 
 def _stub_q2(qa_table, nli_map=None, **cfg):
-    s = Q2Scorer(qa_checkpoint="unused", nli_checkpoint="unused", **cfg)
+    s = Q2Scorer(checkpoint="unused", nli_checkpoint="unused", **cfg)
     s.qg, s.qa = StubQG(), StubQA(qa_table)
     s.nli = StubNLI(nli_map or {}) if s.config.use_nli else None
     s._loaded = True
@@ -241,11 +241,9 @@ def test_q2_validation_no_answer_and_no_valid():
     # Q2*: discard the unanswerable question when another one has an answer
     s = _stub_q2(qa, use_nli=False, validation="f1", discard_unanswerable=True)
     assert s.run([KNOW], [RESP])[0][0] == pytest.approx(squad_f1("Barack Obama", "Obama"))
-    # nothing valid -> the no_questions policy: 0 by default; NaN only under the legacy policy
+    # nothing valid -> the no_questions policy: 0 by default
     s = _stub_q2({}, use_nli=False)
     assert s.run([KNOW], [RESP])[0][0] == 0.0 and s._aux_keep["aux_n_valid"].tolist() == [0]
-    s = _stub_q2({}, use_nli=False, no_valid_score=None)
-    assert s.config.no_questions == "nan" and math.isnan(s.run([KNOW], [RESP])[0][0])
     assert fill_no_valid([np.nan, 0.4]).tolist() == [0.0, 0.4]
 
 
@@ -282,7 +280,7 @@ def test_qags_stub_pipeline():
     art = "Obama went to Paris in 2009."
     qa = {("What about Barack Obama here?", summ): "Barack Obama", ("What about Paris here?", summ): "Paris",
           ("What about Barack Obama here?", art): "Obama", ("What about Paris here?", art): "Paris"}
-    s = QAGSScorer(qa_checkpoint="unused", k=20)
+    s = QAGSScorer(checkpoint="unused", k=20)
     s.qg, s.qa, s._loaded = StubQG(), StubQA(qa), True
     score, t = s.run([art], [summ])
     # questions: "What about X here?" (0.0, answerable) and "And X there?" (-1.0, unanswerable on the summary:
@@ -297,19 +295,16 @@ def test_qags_stub_pipeline():
     assert aux["aux_mean_k10"][0] == pytest.approx(5 / 6) and aux["aux_n_questions"][0] == 2
     # four questions written (two per candidate); the two "What about" ones come back with their own candidate
     assert aux["aux_n_generated"][0] == 4 and aux["aux_n_self_consistent"][0] == 2
-    s2 = QAGSScorer(qa_checkpoint="unused", k=20, fill_to_k=False)
+    s2 = QAGSScorer(checkpoint="unused", k=20, fill_to_k=False)
     s2.qg, s2.qa, s2._loaded = StubQG(), StubQA(qa), True
     assert s2.run([art], [summ])[0][0] == pytest.approx((1.0 + 2 / 3) / 2)
-    s3 = QAGSScorer(qa_checkpoint="unused", k=1, fill_to_k=False)
+    s3 = QAGSScorer(checkpoint="unused", k=1, fill_to_k=False)
     s3.qg, s3.qa, s3._loaded = StubQG(), StubQA(qa), True
     assert s3.run([art], [summ])[0][0] == pytest.approx(2 / 3)    # K = 1: the first best (Obama, tie order)
-    # no question survives -> the no_questions policy (0; NaN only under the legacy policy); batching does not matter
-    s4 = QAGSScorer(qa_checkpoint="unused")
+    # no question survives -> the no_questions policy (0); batching does not matter
+    s4 = QAGSScorer(checkpoint="unused")
     s4.qg, s4.qa, s4._loaded = StubQG(), StubQA({}), True
     assert s4.run([art], [summ])[0][0] == 0.0
-    s5 = QAGSScorer(qa_checkpoint="unused", no_questions="nan")
-    s5.qg, s5.qa, s5._loaded = StubQG(), StubQA({}), True
-    assert math.isnan(s5.run([art], [summ])[0][0])
     both = s.run([art, art], [summ, "Yes!"])[0]
     assert both[0] == pytest.approx(score[0]) and both[1] == 0.0
 
@@ -345,7 +340,7 @@ def test_extractive_qa_tiny(tiny):
 def test_q2_and_qags_tiny_end_to_end(tiny):
     g = ["Marie Curie won the Nobel Prize in 1903 in Stockholm.", "The cat sat on the mat."]
     h = ["Marie Curie won the prize in 1903.", "Yes!"]
-    q2 = Q2Scorer(qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9, validation="f1",
+    q2 = Q2Scorer(checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9, validation="f1",
                   validation_f1=0.0)
     out = q2.score(g, h, batch_size=3)
     assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and out[1] == 0.0
@@ -357,8 +352,8 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
     assert q2.last_aux()["aux_n_chunks"].tolist() == [1, 1]
     assert q2.signature.startswith("q2.rule-f1-nli.")
     assert "_components" in q2.signature_fields() and q2.signature != Q2Scorer(
-        qa_checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"]).signature
-    qags = QAGSScorer(qa_checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
+        checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"]).signature
+    qags = QAGSScorer(checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
     o2 = qags.score(g, h)
     assert 0.0 <= o2[0] <= 1.0 and o2[1] == 0.0
     assert qags.last_aux()["aux_n_questions"][0] >= 1
@@ -370,7 +365,7 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
 def test_registry():
     import tfc.scorers as S
 
-    assert {"qags", "q2"} <= set(S.names()) and not ({"qags", "q2"} & S.RESERVED)
+    assert {"qags", "q2"} <= set(S.names())
     assert S.get("q2").config.validation == "em" and S.get("qags").config.k == 20
 
 
@@ -467,28 +462,26 @@ def test_qa_trains_on_the_one_engine(tiny, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- the protocol (issue 17)
-def test_checkpoint_is_the_qa_model_and_qa_checkpoint_its_old_name():
+def test_checkpoint_is_the_qa_model():
     for cls in (Q2Scorer, QAGSScorer):
-        a, b = cls(checkpoint="some/qa"), cls(qa_checkpoint="some/qa")
-        assert a.config.qa_checkpoint == a.config.checkpoint == "some/qa"
-        assert a.signature == b.signature and "checkpoint" not in a.config.signature_fields()
-        assert cls().config.checkpoint == "tfc/qa-minilm"
-        c = type(a.config).replace(a.config, qa_checkpoint="other/qa")   # either name moves both
-        assert c.checkpoint == c.qa_checkpoint == "other/qa"
-        with pytest.raises(ValueError, match="same field"):
-            cls(checkpoint="x", qa_checkpoint="y")
+        a, b = cls(checkpoint="some/qa"), cls(checkpoint="some/qa")
+        assert a.config.checkpoint == "some/qa" and a.config.signature_fields()["checkpoint"] == "some/qa"
+        assert a.signature == b.signature != cls(checkpoint="other/qa").signature
+        assert a.components()["qa"] == "some/qa@main"
+        with pytest.raises(ValueError, match="checkpoint"):
+            cls(checkpoint="")
+        with pytest.raises(TypeError, match="qa_checkpoint"):
+            cls(qa_checkpoint="x")
 
 
 def test_no_questions_policy_is_validated_and_in_the_signature():
-    for cls, legacy in ((Q2Scorer, "no_valid_score"), (QAGSScorer, "no_question_score")):
-        with pytest.raises(ValueError, match="no_questions"):
-            cls(no_questions="skip")
-        with pytest.raises(ValueError, match="legacy"):
-            cls(**{legacy: 0.5})
-        zero, nli, nan = cls(), cls(no_questions="nli"), cls(no_questions="nan")
+    for cls in (Q2Scorer, QAGSScorer):
+        for bad in ("skip", "nan"):
+            with pytest.raises(ValueError, match="no_questions"):
+                cls(no_questions=bad)
+        zero, nli = cls(), cls(no_questions="nli")
         assert zero.config.no_questions == "zero" and zero.config.signature_fields()["no_questions"] == "zero"
-        assert len({zero.signature, nli.signature, nan.signature}) == 3
-        assert nan.signature == cls(**{legacy: None}).signature and "no_questions" not in nan.config.signature_fields()
+        assert zero.signature != nli.signature
         assert "nli" in nli.components()
 
 
@@ -528,7 +521,6 @@ def test_committed_cache_signatures_are_unchanged():
     # the chapters' run configurations point at them; the legacy configuration is a different signature
     sigs = {p.parts[-3] for p in cars}
     assert R.scorer_for("q2").signature in sigs and R.scorer_for("qags").signature in sigs
-    assert R.scorer_for("q2", **R.LEGACY_POLICY).signature not in sigs
 
 
 # ---------------------------------------------------------------------------------------------- rule QG version 2
@@ -567,7 +559,7 @@ def test_rule_versions_in_identity_and_signature():
         Q2Scorer(qg_rules="v9")
     for cls in (Q2Scorer, QAGSScorer):
         assert cls().config.qg_rules == "v2"                                # the fixed rules are the default
-        assert "qg_rules" not in cls(qg_rules="v1").config.signature_fields()   # v1: out of the hash (ADDED)
+        assert cls(qg_rules="v1").config.signature_fields()["qg_rules"] == "v1"  # the whole config is hashed
         assert cls(qg_rules="v1").signature != cls().signature
         assert cls().components()["qg"].startswith("rule-qg-v2")
         assert cls(qg_rules="v1").components()["qg"].startswith("rule-qg-v1")
@@ -814,31 +806,31 @@ def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
     bad = CliRunner().invoke(score_qgqa_cmd, ["q2", "--dataset", "q2", "--set", "novalue"])
     assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
     # --third-run: the dev-chosen configuration, with --set still over it; a Q² run only
-    monkeypatch.setattr(R, "third_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "filter_personal": True})
+    monkeypatch.setattr(R, "third_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "filter_personal": True})
     seen.clear()
     res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--dataset", "q2", "--set", "filter_personal=false"])
     assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4",
+    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4",
                           "filter_personal": False}
     bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--third-run", "--dataset", "qags_xsum"])
     assert bad.exit_code != 0 and "Q² run" in bad.output
     # --fourth-run likewise; not both
-    monkeypatch.setattr(R, "fourth_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "candidate_rule": "q2-code"})
+    monkeypatch.setattr(R, "fourth_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "candidate_rule": "q2-code"})
     seen.clear()
     res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fourth-run", "--dataset", "begin"])
     assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4",
+    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4",
                           "candidate_rule": "q2-code"}
     both = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--dataset", "q2"])
     assert both.exit_code != 0 and "not 2" in both.output
     bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--fourth-run", "--dataset", "qags_xsum"])
     assert bad.exit_code != 0 and "--fourth-run is a Q² run" in bad.output
     # --fifth-run likewise
-    monkeypatch.setattr(R, "fifth_run", lambda: {"qa_checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v3"})
+    monkeypatch.setattr(R, "fifth_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v3"})
     seen.clear()
     res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fifth-run", "--dataset", "begin", "--set", "qg_rules=v2"])
     assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "qa_checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v2"}
+    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v2"}
     three = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--fifth-run", "--dataset", "q2"])
     assert three.exit_code != 0 and "not 3" in three.output
 
@@ -1028,7 +1020,7 @@ def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeyp
                                         "The cat sat in Paris.", "The dog sat in Rome."],
                           "label": [1, 0, 1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame.iloc[::-1]})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
                                              "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
     cands = {"cur": {}, "ents": {"candidate_kinds": ["ents"]}}
     assert R.load_option_sweep() is None and R.third_run() == R.VARIANT_Q2_V4
@@ -1061,7 +1053,7 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
                           "generated": ["i think she won the prize in 1903.", "i think she won it in 1911."],
                           "label": [1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
                                              "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
     # before any sweep: the authors' rule (a fidelity fix, adopted before the run) on the third run's options
     assert R.load_candidate_sweep() is None
@@ -1096,7 +1088,7 @@ def test_qg_rule_sweep_and_the_fifth_run(tiny, monkeypatch, tmp_path):
                           "generated": ["yeah , she won the prize in 1903 .", "she won it in 1911 ."],
                           "label": [1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {k: frame for k in rows})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
                                              "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
     # before the sweep: version 3 (a fix of judged flaws, adopted before the run) over the fourth run
     assert R.load_qg_rule_sweep() is None
@@ -1144,7 +1136,7 @@ def test_question_outcomes_record_counts_every_used_question(tiny, monkeypatch, 
                           "generated": ["i think she won the prize in 1903.", "Marie Curie won it in 1911.", "Yes!"],
                           "label": [1, 0, 1]})
     monkeypatch.setattr(tfc.data, "load", lambda name: frame)
-    cfg = {"qa_checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"], "qa_null_threshold": -1e9,
+    cfg = {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"], "qa_null_threshold": -1e9,
            "validation": "f1", "validation_f1": 0.0}
     rec = R.question_outcomes("toy", config=cfg)
     s = R.scorer_for("q2", **cfg)

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import assert_added_field_keeps_signatures  # noqa: E402
+from conftest import assert_field_in_signature  # noqa: E402
 from tfc import models, scorers  # noqa: E402
 
 
@@ -75,9 +75,8 @@ def test_fast_preset_changes_the_signature_and_stays_close(tiny):
     np.testing.assert_allclose(fast.score(g, h), ref.score(g, h), atol=0.02)
 
 
-def test_bertscore_dtype_is_new_and_keeps_old_signatures():
-    """dtype came after BERTScore caches were committed: at float32 it stays out of the hash."""
-    assert_added_field_keeps_signatures("bertscore", "dtype", "bfloat16", "int4", "unknown dtype")
+def test_bertscore_dtype_is_in_the_signature():
+    assert_field_in_signature("bertscore", "dtype", "bfloat16", "int4", "unknown dtype")
 
 
 def test_apply_dtype_casts_or_quantises_in_place():

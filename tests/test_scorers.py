@@ -24,9 +24,6 @@ def test_registry_names_and_errors():
         assert n in S.names()
     with pytest.raises(KeyError):
         S.get("nope")
-    for reserved in sorted(S.RESERVED - set(S.names())):   # names kept for scorers not implemented yet
-        with pytest.raises(NotImplementedError):
-            S.get(reserved)
     with pytest.raises(TypeError):
         S.get("f1", no_such_field=1)
     with pytest.raises(KeyError):
@@ -34,11 +31,11 @@ def test_registry_names_and_errors():
 
 
 def test_signature_stable_and_ignores_runtime_fields(tiny):
-    a = S.get("nli", checkpoint=tiny)
-    assert a.signature == S.get("nli", checkpoint=tiny).signature
-    assert a.signature == S.get("nli", checkpoint=tiny, batch_size=3, device="cpu").signature
-    assert a.signature != S.get("nli", checkpoint=tiny, dtype="bfloat16").signature
-    assert a.signature != S.get("nli", checkpoint=tiny, mode="sentence").signature
+    a = S.get("nli", preset="as-published", checkpoint=tiny)
+    assert a.signature == S.get("nli", preset="as-published", checkpoint=tiny).signature
+    assert a.signature == S.get("nli", preset="as-published", checkpoint=tiny, batch_size=3, device="cpu").signature
+    assert a.signature != S.get("nli", preset="as-published", checkpoint=tiny, dtype="bfloat16").signature
+    assert a.signature != S.get("nli", preset="as-published", checkpoint=tiny, mode="sentence").signature
     assert a.signature.startswith("nli.")
     assert S.get("bleu4").signature != S.get("bleu4", preset="improved").signature
 
@@ -58,7 +55,7 @@ def test_empty_strings_get_documented_score(tiny):
     s = S.get("rougeL")
     out = s.score(["", "the cat", "the cat"], ["the cat", "  ", "the cat"], progress=False)
     assert out[0] == s.empty_score == 0.0 and out[1] == 0.0 and out[2] == 1.0
-    z = S.get("summac-zs", checkpoint=tiny)
+    z = S.get("summac-zs", preset="as-published", checkpoint=tiny)
     assert z.score([""], ["x"], progress=False)[0] == -1.0   # lower end of [-1, 1]; no model call
     assert not z._loaded
 
@@ -87,7 +84,7 @@ def test_lexical_hand_checked():
 
 # --- NLI on a tiny random model ---------------------------------------------------------------
 def test_nli_batch_and_order_invariance(tiny):
-    s = S.get("nli", checkpoint=tiny)
+    s = S.get("nli", preset="as-published", checkpoint=tiny)
     a = s.score(G, H, batch_size=1, progress=False)
     b = s.score(G, H, batch_size=2, progress=False)
     c = s.score(G, H, batch_size=64, progress=False)
@@ -99,7 +96,7 @@ def test_nli_batch_and_order_invariance(tiny):
 
 
 def test_nli_attention_mask_always_passed(tiny):
-    s = S.get("nli", checkpoint=tiny).load()
+    s = S.get("nli", preset="as-published", checkpoint=tiny).load()
     seen = []
     orig = s.engine.model.forward
 
@@ -118,7 +115,7 @@ def test_a_cut_hypothesis_is_recorded_without_the_tokenizer_length_warning(tiny,
     import logging
 
     long_h = " ".join(H[1:2] * 40)
-    s = S.get("nli", checkpoint=tiny)
+    s = S.get("nli", preset="as-published", checkpoint=tiny)
     with caplog.at_level(logging.WARNING, logger="transformers"):
         v = s.score([G[1]], [long_h], progress=False)[0]
     assert s.last_aux()["aux_hyp_truncated"][0] and 0 <= v <= 1
@@ -128,38 +125,38 @@ def test_a_cut_hypothesis_is_recorded_without_the_tokenizer_length_warning(tiny,
 def test_label_order_assertion_and_override(tmp_path):
     shuffled = make_tiny_classifier(tmp_path / "shuf", id2label={0: "contradiction", 1: "entailment", 2: "neutral"})
     with pytest.raises(LabelOrderError):
-        S.get("nli", checkpoint=str(shuffled), label_names=("entailment", "neutral", "contradiction")).score(
+        S.get("nli", preset="as-published", checkpoint=str(shuffled), label_names=("entailment", "neutral", "contradiction")).score(
             ["a"], ["b"], progress=False)
     # without an expectation, the order is read from id2label: entailment is index 1
-    s = S.get("nli", checkpoint=str(shuffled)).load()
+    s = S.get("nli", preset="as-published", checkpoint=str(shuffled)).load()
     assert s.engine.i_ent == 1 and s.engine.i_con == 0
     generic = make_tiny_classifier(tmp_path / "gen", id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     with pytest.raises(LabelOrderError):
-        S.get("nli", checkpoint=str(generic)).score(["a"], ["b"], progress=False)
-    s = S.get("nli", checkpoint=str(generic), label_names=("neutral", "contradiction", "entailment")).load()
+        S.get("nli", preset="as-published", checkpoint=str(generic)).score(["a"], ["b"], progress=False)
+    s = S.get("nli", preset="as-published", checkpoint=str(generic), label_names=("neutral", "contradiction", "entailment")).load()
     assert s.engine.i_ent == 2
 
 
 def test_nli_document_mode_chunks_long_grounding(tiny):
     long_g = " ".join(G[1:2] * 12)   # far over the tiny model's 128 positions
-    s = S.get("nli", checkpoint=tiny)
+    s = S.get("nli", preset="as-published", checkpoint=tiny)
     out = s.score([long_g], [H[1]], progress=False)
     aux = s.last_aux()
     assert aux["aux_n_chunks"][0] > 1 and not aux["aux_hyp_truncated"][0]
     assert 0 <= out[0] <= 1
-    sent = S.get("nli", checkpoint=tiny, mode="sentence", aggregation="min")
+    sent = S.get("nli", preset="as-published", checkpoint=tiny, mode="sentence", aggregation="min")
     v = sent.score([long_g], [H[1]], progress=False)[0]
     assert 0 <= v <= 1
 
 
 def test_nli_missing_checkpoint():
     with pytest.raises(FileNotFoundError):
-        S.get("nli", checkpoint="./does-not-exist").score(["a"], ["b"], progress=False)
+        S.get("nli", preset="as-published", checkpoint="./does-not-exist").score(["a"], ["b"], progress=False)
 
 
 # --- SummaC ------------------------------------------------------------------------------------
 def test_summac_zs_invariance_and_dedup(tiny):
-    z = S.get("summac-zs", checkpoint=tiny)
+    z = S.get("summac-zs", preset="as-published", checkpoint=tiny)
     a = z.score(G, H, batch_size=1, progress=False)
     b = z.score(G, H, batch_size=5, progress=False)
     assert np.abs(a - b).max() < 1e-5
@@ -179,14 +176,14 @@ def test_summac_zs_invariance_and_dedup(tiny):
 
 
 def test_summac_zs_matrix_aggregation(tiny):
-    z = S.get("summac-zs", checkpoint=tiny).load()
+    z = S.get("summac-zs", preset="as-published", checkpoint=tiny).load()
     mats = z.matrices([G[1]], [H[1]])
     m = mats[0]
     assert m.shape[:2] == (2, 2)            # 2 grounding sentences x 2 generated sentences
     e, c = z.engine.i_ent, z.engine.i_con
     want = (m[:, :, e] - m[:, :, c]).max(axis=0).mean()
     assert z.score([G[1]], [H[1]], progress=False)[0] == pytest.approx(want, abs=1e-6)
-    doc = S.get("summac-zs", checkpoint=tiny, grounding_granularity="document", generated_granularity="document").load()
+    doc = S.get("summac-zs", preset="as-published", checkpoint=tiny, grounding_granularity="document", generated_granularity="document").load()
     assert doc.matrices([G[1]], [H[1]])[0].shape[:2] == (1, 1)
 
 
@@ -194,7 +191,7 @@ def test_summac_conv_train_and_score(tiny, tmp_path, monkeypatch, data_dir):
     from tfc.scorers.summac import train_conv
 
     meta = train_conv(tiny, ["q2"], str(tmp_path / "conv"), sample=16, epochs=5)
-    assert meta["n_examples"] == 16 and (tmp_path / "conv" / "conv.pt").is_file()
+    assert meta["n_examples"] == 16 and (tmp_path / "conv" / "conv.safetensors").is_file()
     s = S.get("summac-conv", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"))
     out = s.score(G, H, progress=False)
     assert ((out > 0) & (out < 1)).all()
@@ -275,8 +272,8 @@ def test_imported_score_dataset_label_only(data_dir):
 
 def test_clean_claims_option(tiny):
     raw, clean = ["-lrb- the cat -rrb- sat ."], ["(The cat) sat."]
-    a = S.get("nli", checkpoint=tiny, clean_claims=True)
-    b = S.get("nli", checkpoint=tiny)
+    a = S.get("nli", preset="as-published", checkpoint=tiny, clean_claims=True)
+    b = S.get("nli", preset="as-published", checkpoint=tiny)
     assert a.signature != b.signature
     assert a.score(G[:1], raw, progress=False)[0] == pytest.approx(b.score(G[:1], clean, progress=False)[0], abs=1e-6)
 
@@ -376,9 +373,9 @@ def test_squad_normalised_rouge_and_bleu_hand_checked():
     kept = get("rougeL-squad", normalize="squad-articles-kept")      # lower-case and punctuation only
     # "the cat sat on the mat" (6) against "a cat sat on a mat" (6): LCS "cat sat on mat" = 4, F = 4/6
     assert kept.score(g[:1], h[:1], progress=False)[0] == pytest.approx(4 / 6)
-    # the new field keeps the old scorers' signatures (and their caches)
-    assert get("rougeL").signature == get("rougeL", normalize="none").signature == "rougeL.03de78e11f"
-    assert get("bleu4").signature == get("bleu4", normalize="none").signature == "bleu4.fc285c7e90"
+    # golden signatures: the whole configuration is hashed, so a field at its default still counts
+    assert get("rougeL").signature == get("rougeL", normalize="none").signature == "rougeL.fded259478"
+    assert get("bleu4").signature == get("bleu4", normalize="none").signature == "bleu4.a3a6f8c35d"
     assert rs.signature.startswith("rougeL-squad.") and bs.signature.startswith("bleu4-squad.")
     for name in ("rougeL", "bleu4"):
         with pytest.raises(ValueError, match="normalize"):
@@ -535,7 +532,7 @@ def test_bleu_q2_is_the_q2_authors_corpus_bleu_call():
     want = [sacrebleu.corpus_bleu([x], [[y.lower()]]).score / 100 for x, y in zip(r, k)]
     assert s == pytest.approx(want, abs=1e-12)
     assert s[1] > s[0]                                   # the lower-case response matches the lower-cased knowledge
-    assert get("bleu4").signature == "bleu4.fc285c7e90"   # the new field's default keeps old signatures
+    assert get("bleu4").signature == "bleu4.a3a6f8c35d"   # golden signature (the whole configuration is hashed)
     assert bleu_parts(k, r, smooth_method="exp", effective_order=False, reference_case="lower")["bleu"].tolist() \
         == pytest.approx(want, abs=1e-12)
     with pytest.raises(ValueError, match="reference_case"):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tfc.scorers as S
-from conftest import assert_added_field_keeps_signatures
+from conftest import assert_field_in_signature
 from tfc.scorers.summac import reduce_zs
 
 
@@ -33,12 +33,9 @@ def test_entailment_only_ignores_reduction():
     assert reduce_zs(_m(), 0, None, "package") == pytest.approx(0.7)
 
 
-def test_default_keeps_committed_signatures_and_package_changes_it():
-    a = S.get("summac-zs")
-    assert a.config.reduction == "cell"
-    assert "reduction" not in a.config.signature_fields()
-    b = S.get("summac-zs", reduction="package")
-    assert b.signature != a.signature
+def test_reduction_is_in_the_signature():
+    assert_field_in_signature("summac-zs", "reduction", "package", "mean", "reduction")
+    assert S.get("summac-zs", preset="as-published").config.reduction == "cell"
 
 
 def test_bad_reduction():
@@ -53,8 +50,8 @@ def test_min_over_generated_units_by_hand():
     assert reduce_zs(_m(), 0, None, "cell", "min") == pytest.approx(0.5)
 
 
-def test_generated_reduction_default_keeps_signatures():
-    assert_added_field_keeps_signatures("summac-zs", "generated_reduction", "min", "median", "generated_reduction")
+def test_generated_reduction_is_in_the_signature():
+    assert_field_in_signature("summac-zs", "generated_reduction", "min", "median", "generated_reduction")
 
 
 def test_window12_units_are_sentences_and_adjacent_pairs():

@@ -2,7 +2,8 @@
 
 ``import tfc`` is deliberately light: it imports no torch, transformers or spaCy. Submodules
 (``tfc.data``, ``tfc.meta``, ``tfc.scorers``, ``tfc.cache``, ``tfc.results`` ...) are loaded on first attribute access,
-as are the top-level functions ``tfc.score_frame`` and ``tfc.evaluate_frame`` (:mod:`tfc.results.own_files`).
+as are the top-level functions ``tfc.score_frame`` (:mod:`tfc.results.own_files`) and ``tfc.evaluate_frame``
+(:mod:`tfc.results.own_eval`).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ _SUBMODULES = {
 # functions at the top level, imported on first use: tfc.score_frame(df, "rougeL", grounding_col=...)
 _FUNCTIONS = {
     "score_frame": "tfc.results.own_files:score_frame",
-    "evaluate_frame": "tfc.results.own_files:evaluate_frame",
+    "evaluate_frame": "tfc.results.own_eval:evaluate_frame",
 }
 
 

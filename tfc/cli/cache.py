@@ -58,3 +58,32 @@ def verify(signature, dataset, sample, seed, atol):
             bad += 1
     if bad:
         raise click.ClickException(f"{bad} cache entr{'y' if bad == 1 else 'ies'} failed verification")
+
+
+@cache.command("migrate")
+@click.option("--root", type=click.Path(file_okay=False), default=None, help="a score cache (default: TFC_CACHE_DIR)")
+@click.option("--dry-run", is_flag=True, help="say what would move; change nothing")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+def migrate_cmd(root, dry_run, as_json):
+    """Move every cache to the signature its configuration has today (no score is recomputed; see
+    tfc.cache.migrate). Exits 1 when two caches claim one configuration with different scores."""
+    import json
+
+    from tfc.cache.migrate import migrate
+
+    rep = migrate(root, dry_run=dry_run).as_dict()
+    if as_json:
+        click.echo(json.dumps(rep, indent=1))
+    else:
+        for e in rep["moved"]:
+            click.echo(f"{'would move' if dry_run else 'moved'} {e['from']} -> {e['to']} ({e['dataset']}/{e['split']})")
+        for e in rep["duplicates"]:
+            click.echo(f"duplicate {e['from']} of {e['to']} ({e['dataset']}/{e['split']}): "
+                       f"{'would be ' if dry_run else ''}removed")
+        for e in rep["conflicts"]:
+            click.echo(f"conflict: {e['from']} and {e['to']} ({e['dataset']}/{e['split']}) hold other scores "
+                       "for one configuration; both kept", err=True)
+        click.echo(f"moved {len(rep['moved'])}, duplicates {len(rep['duplicates'])}, conflicts "
+                   f"{len(rep['conflicts'])}, unchanged {rep['unchanged']}")
+    if rep["conflicts"]:
+        raise SystemExit(1)

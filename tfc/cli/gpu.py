@@ -29,8 +29,8 @@ def pack(out, variants, datasets):
     click.echo(f"with the tracked tree ({tree / 2**20:.1f} MiB): {(size + tree) / 2**20:.1f} MiB to move")
     if size + tree > G.TRAVEL_LIMIT:
         click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB a device call moves; the job needs neither "
-                   "results/scores nor the release weights: leave them out of that call (README, 'On a GPU "
-                   "machine')", err=True)
+                   "results/scores nor the release weights: leave them out of that call (book/retraining.md, "
+                   "'On a GPU machine')", err=True)
 
 
 @gpu.command("job")

@@ -57,8 +57,9 @@ def _overrides(conv_checkpoint, label_names, device, sets) -> dict:
 @click.option("--seed", type=int, default=0)
 @click.option("--batch-size", type=int, default=None)
 @click.option("--set", "sets", multiple=True, help="config override KEY=VALUE (JSON value), repeatable")
-@click.option("--preset", default="as-published", show_default=True,
-              help="as-published | improved | fast (bf16 weights in the model scorers; see tfc.scorers.PRESETS)")
+@click.option("--preset", default="default", show_default=True,
+              help="default (the recommended configuration, shipped weights) | as-published | improved | fast "
+                   "(bf16 weights in the model scorers); see tfc.scorers.PRESETS")
 @click.option("--no-cache", is_flag=True, help="compute everything and write nothing to the score cache")
 @click.option("--progress/--no-progress", default=True)
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -111,7 +112,7 @@ def _engine(engine, workers, cpus_per_worker, gpus_per_worker, ray_address, no_c
 
 
 def _score(scorer_names, dataset, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-           checkpoint, sample, seed, batch_size, no_cache, progress, overrides, preset="as-published"):
+           checkpoint, sample, seed, batch_size, no_cache, progress, overrides, preset="default"):
     from tfc.cache.scale import EngineError
     from tfc.models import CheckpointNotFoundError
 
@@ -149,7 +150,7 @@ def _score(scorer_names, dataset, input_path, grounding_col, generated_col, outp
 
 
 def _score_input(scorer_names, input_path, grounding_col, generated_col, output, overwrite, chunk_size, split,
-                 checkpoint, batch_size, no_cache, progress, overrides, preset="as-published"):
+                 checkpoint, batch_size, no_cache, progress, overrides, preset="default"):
     from tfc.results import own_files as O
     from tfc.cache import CacheBusyError, CacheCorruptError, CacheMismatchError
 

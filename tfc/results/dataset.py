@@ -14,7 +14,7 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
     the cache get NaN (used by the book for scorers too slow to recompute in a build)."""
     from tfc import data, scorers
 
-    scorer = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    scorer = scorers.get(scorer_or_name, preset="as-published", **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
     if overrides and not isinstance(scorer_or_name, str):
         raise TypeError("overrides are only allowed with a scorer name")
     if not scorer.needs_text:   # imported scores: by id only
@@ -70,7 +70,7 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) 
         label = None
         if isinstance(s, tuple):   # (label, scorer or name)
             label, s = s
-        scorer = scorers.get(s) if isinstance(s, str) else s
+        scorer = scorers.get(s, preset="as-published") if isinstance(s, str) else s
         label = label or (s if isinstance(s, str) else scorer.name)
         for ds in datasets:
             res = score_dataset(scorer, ds, sample=sample, seed=seed, use_cache=use_cache, **kw)
@@ -90,7 +90,7 @@ def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
 
     sig = scorer_or_signature if not hasattr(scorer_or_signature, "signature") else scorer_or_signature.signature
     if isinstance(sig, str) and sig in scorers.names():
-        sig = scorers.get(sig).signature
+        sig = scorers.get(sig, preset="as-published").signature
     rows = []
     for ds in datasets:
         try:
@@ -115,7 +115,7 @@ def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str 
     from tfc import data, scorers
     from tfc.scorers.alignscore import HEADS
 
-    s = scorers.get(scorer_or_name, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    s = scorers.get(scorer_or_name, preset="as-published", **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
     df = data.load(dataset, split=split)
     frames = [ScoreCache(s.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()]
     cached = pd.concat(frames, ignore_index=True).drop_duplicates("id")

@@ -21,6 +21,7 @@ costs two scoring passes, whatever the number of readings.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -64,8 +65,10 @@ def dialfact_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
     return _stratified(kept[["grounding", "generated", "label"]], n, seed)
 
 
-def loo_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
-    """Leave-one-sentence-out pairs from ANLI dev + test premises (filtered), binary labels, ``n`` stratified."""
+@lru_cache(maxsize=4)
+def _loo_pairs(seed: int) -> pd.DataFrame:
+    """Every leave-one-sentence-out pair of ANLI dev + test premises (filtered) for ``seed`` (parsed once per
+    process: the spaCy pass over the premises is the slow part)."""
     from tfc.data import training_mix
     from tfc.train.contrast import loo_pairs
     from tfc.train.mix import filter_generated
@@ -73,9 +76,13 @@ def loo_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
     kept, _ = training_mix(["anli_dev", "anli_test"])
     passages = sorted(pd.unique(kept["grounding"]))
     pairs, _ = filter_generated(loo_pairs(passages, seed=seed))
-    df = pd.DataFrame({"grounding": pairs["text_a"].values, "generated": pairs["text_b"].values,
-                       "label": (pairs["rule"] == "loo_support").astype(int).values})
-    return _stratified(df, n, seed)
+    return pd.DataFrame({"grounding": pairs["text_a"].values, "generated": pairs["text_b"].values,
+                         "label": (pairs["rule"] == "loo_support").astype(int).values})
+
+
+def loo_dev(n: int = DEV_ROWS, seed: int = DEV_SEED) -> pd.DataFrame:
+    """Leave-one-sentence-out pairs from ANLI dev + test premises (filtered), binary labels, ``n`` stratified."""
+    return _stratified(_loo_pairs(seed).copy(), n, seed)
 
 
 def dev_frames(n: int = DEV_ROWS, seed: int = DEV_SEED) -> dict[str, pd.DataFrame]:
@@ -100,7 +107,7 @@ def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], dtype: str = "float3
 
     rows = []
     for gran in dict.fromkeys(o["grounding_granularity"] for o in AGGREGATIONS.values()):
-        z = S.get("summac-zs", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran).load()
+        z = S.get("summac-zs", preset="as-published", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran).load()
         for dev, df in frames.items():
             if df["label"].nunique() != 2:
                 raise ValueError(f"dev set {dev} needs both labels")

@@ -276,7 +276,7 @@ def score_run(scorer_name: str, dataset: str, overrides: dict | None = None, sam
     from tfc import data, scorers
     from tfc.meta import roc_auc
 
-    scorer = scorers.get(scorer_name, **(overrides or {}))
+    scorer = scorers.get(scorer_name, preset="as-published", **(overrides or {}))
     df = data.load(dataset, split=split, sample=sample, seed=seed)
     rec = {"scorer": scorer_name, "signature": scorer.signature, "dataset": dataset, "sample": sample,
            "split": split,
@@ -590,7 +590,7 @@ def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABL
 
     rows = []
     for sp in SPLIT_MODES:
-        sc = scorers.get("alignscore", checkpoint=checkpoint, split=sp)
+        sc = scorers.get("alignscore", preset="as-published", checkpoint=checkpoint, split=sp)
         for ds in datasets or _true_sets():
             res = _scores(sc, ds, None, sample, seed, True)
             got = res.dropna(subset=["score"])
@@ -643,7 +643,7 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
             got = head_scores("alignscore", ds, checkpoint=checkpoint)
             cols = [h for h in HEADS if h in got.columns]
         else:
-            frames = [_scores(scorers.get("alignscore", checkpoint=checkpoint, split=sp), ds).set_index("id")
+            frames = [_scores(scorers.get("alignscore", preset="as-published", checkpoint=checkpoint, split=sp), ds).set_index("id")
                       for sp in SPLIT_MODES]
             got = pd.concat([frames[0]["label"]] + [f["score"].rename(sp) for f, sp in zip(frames, SPLIT_MODES)],
                             axis=1).reset_index()
@@ -687,7 +687,7 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
 
     datasets = list(datasets or _true_sets())
     # baselines: registry names, or {label: scorer} (e.g. BERTScore-P with its MiniLM configuration)
-    base = dict(baselines) if isinstance(baselines, dict) else {b: scorers.get(b) for b in baselines}
+    base = dict(baselines) if isinstance(baselines, dict) else {b: scorers.get(b, preset="as-published") for b in baselines}
     have = {}
     for ds in datasets:
         for k, sc in {**models, **base}.items():
@@ -841,7 +841,7 @@ def named_scorers(spec: dict, skip_missing: bool = True) -> dict:
 
     out = {}
     for label, (name, kw) in spec.items():
-        sc = scorers.get(name, **kw)
+        sc = scorers.get(name, preset="as-published", **kw)
         try:
             sc.signature
         except FileNotFoundError as exc:
@@ -1097,7 +1097,7 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
     from tfc.models import release
 
     meta = json.loads((release.release_dir(name) / release.META).read_text())
-    src_probs = np.array(release._check_probs(models.resolve(source)))
+    src_probs = np.array(release.check_outputs(models.resolve(source)))
     out = {"release": {"scheme": meta["scheme"], "bytes": meta["bytes"], "source_identity": meta["source_identity"],
                        "materialized_identity": meta["materialized_identity"],
                        "max_abs_prob_diff_on_check_pairs": round(float(np.abs(src_probs - np.array(meta["check_probs"])).max()), 6)}}

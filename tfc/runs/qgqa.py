@@ -29,17 +29,12 @@ QA_GPU = "tfc/qa-minilm-v3"
 # Q²'s NLI step (and TRUE's NLI fallback) reads with the strongest in-house NLI model, sent-minilm-v8 (its 3-way
 # head: entailment / neutral / contradiction); the first runs used the weaker tfc/nli-minilm (issue 17's runs moved)
 NLI_CHECKPOINT = "tfc/sent-minilm-v8"
-# The runs use the scorers' own no_questions policy, "zero" (the Q² paper's choice; never NaN). The caches
-# computed before issue 17's protocol used the legacy "nan" policy (LEGACY_POLICY): their rows without a
-# question were NaN. They were converted once by derive_zero_policy (no model run: the policy touches only
-# rows with no question, which the conversion checks row by row), and the NaN caches were removed.
-LEGACY_POLICY = {"no_questions": "nan"}
-Q2_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
-QAGS_DEFAULT = {"qa_checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
+Q2_DEFAULT = {"checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
+QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
 # Q² with the GPU reader on the dialogue sets: v8's fp32 weights are lost, so its NLI step reads with v8's int8
 # release (two changes against Q2_DEFAULT, both named in the chapter)
 NLI_RELEASE = "tfc/sent-minilm-v8-int8"
-VARIANT_Q2 = {"qa_checkpoint": QA_GPU, "nli_checkpoint": NLI_RELEASE, "qa_max_length": 384}
+VARIANT_Q2 = {"checkpoint": QA_GPU, "nli_checkpoint": NLI_RELEASE, "qa_max_length": 384}
 QUESTION_COLUMN = {"q2": "aux_n_valid", "qags": "aux_n_questions"}
 # every row of every set, the dialogue sets and QAGS first (the issue's targets), the long-document sets last
 PLAN = (
@@ -54,44 +49,7 @@ def scorer_for(name: str, **overrides):
     from tfc import scorers
 
     base = {"q2": Q2_DEFAULT, "qags": QAGS_DEFAULT}[name]
-    return scorers.get(name, **{**base, **overrides})
-
-
-def zero_policy_frame(df: pd.DataFrame, name: str) -> pd.DataFrame:
-    """A legacy ("nan" policy) cache frame under the "zero" policy: NaN -> 0. Refuses a NaN on a row that had a
-    question (then the NaN has another cause, and the policy would not explain it)."""
-    col = QUESTION_COLUMN[name]
-    if col not in df:
-        raise ValueError(f"{name} cache has no {col} column; cannot tell rows without a question")
-    nan = df["score"].isna().to_numpy()
-    had = df[col].fillna(0).to_numpy() > 0
-    if (nan & had).any():
-        raise ValueError(f"{int((nan & had).sum())} NaN score(s) on rows with questions: not a no-question policy effect")
-    df["score"] = np.where(nan, 0.0, df["score"].to_numpy(float))
-    return df
-
-
-def derive_zero_policy(name: str, root=None) -> list[dict]:
-    """Convert every legacy "nan"-policy cache of ``name`` (q2 / qags, the run defaults) to the "zero" policy's
-    signature with :func:`tfc.cache.derive`; returns one entry per (dataset, split). Existing targets are
-    skipped."""
-    from tfc import cache, config
-
-    root = config.cache_dir() if root is None else root
-    src_sc, dst_sc = scorer_for(name, **LEGACY_POLICY), scorer_for(name)
-    out = []
-    for parquet in sorted((root / src_sc.signature).glob("*/*.parquet")):
-        dataset, split = parquet.parent.name, parquet.stem
-        src = cache.ScoreCache(src_sc.signature, dataset, split, root=root)
-        dst = cache.ScoreCache(dst_sc.signature, dataset, split, root=root)
-        if dst.exists():
-            continue
-        n_nan = int(src.read()["score"].isna().sum())
-        cache.derive(src, dst, lambda df: zero_policy_frame(df, name), dst_sc.describe(),
-                     f"no_questions 'nan' -> 'zero': {n_nan} row(s) without a question set to 0, no model run")
-        out.append({"dataset": dataset, "split": split, "from": src_sc.signature, "to": dst_sc.signature,
-                    "rows_set_to_zero": n_nan})
-    return out
+    return scorers.get(name, preset="as-published", **{**base, **overrides})
 
 
 TRUE_VARIANT = {"validation": "f1", "no_questions": "nli"}   # TRUE's Q²: F1 >= 0.54 validation, NLI fallback
@@ -335,7 +293,7 @@ def nli_step_sweep(candidates=NLI_CANDIDATES, rows: dict | None = None, seed: in
             auc[F1_FORM] = f1_form
     _with_mean(auc)
     return _sweep_record({"what": "Q² NLI step chosen on training-side dev data (never TRUE)",
-                          "reader": VARIANT_Q2["qa_checkpoint"]}, frames, seed, candidates[0], auc, sigs,
+                          "reader": VARIANT_Q2["checkpoint"]}, frames, seed, candidates[0], auc, sigs,
                          nli_sweep_path() if write else None)
 
 
@@ -369,7 +327,7 @@ def _read_record(path) -> dict | None:
 # read in the form the NLI-step sweep chose (the F1 form, or Q² + NLI), and the rule is the NLI sweep's: the best
 # mean dev AUC replaces the current configuration only by a gain above tfc.runs.aggregation.MARGIN
 QA_V4 = "tfc/qa-minilm-v4"
-VARIANT_Q2_V4 = {**VARIANT_Q2, "qa_checkpoint": QA_V4}
+VARIANT_Q2_V4 = {**VARIANT_Q2, "checkpoint": QA_V4}
 OPTION_CANDIDATES = {
     "as run (exact-match validation, entities and noun chunks)": {},
     "+filter personal (Q² Table 7)": {"filter_personal": True},
@@ -406,7 +364,7 @@ def option_sweep(candidates: dict | None = None, rows: dict | None = None, seed:
     _with_mean(auc)
     _with_mean(other)
     return _sweep_record({"what": f"{what} chosen on training-side dev data (never TRUE)",
-                          "reader": base["qa_checkpoint"], "base": base, "form": form}, frames, seed,
+                          "reader": base["checkpoint"], "base": base, "form": form}, frames, seed,
                          next(iter(candidates)), auc, sigs, (path or option_sweep_path()) if write else None,
                          options=candidates, auc_other_form=other)
 

@@ -40,7 +40,7 @@ SPLITS = ("chunk", "document", "smart-n", "smart-l")
 
 @dataclass(frozen=True)
 class AlignScoreConfig(ScorerConfig):
-    checkpoint: str = "tfc/sent-minilm-v2"   # the shipped release (results/release/sent-minilm-v2): runs on a fresh clone
+    checkpoint: str = "tfc/sent-minilm-v2"   # the model the AlignScore chapter scored with (its record; not shipped)
     revision: str | None = None
     head: str = "3way"                 # "3way" | "bin" | "reg"
     split: str = "chunk"               # "chunk" | "document" | "smart-n" | "smart-l"
@@ -51,6 +51,7 @@ class AlignScoreConfig(ScorerConfig):
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
+    calibration: str | None = None     # a shipped calibration map tfc/<name> (tfc.scorers.calibration)
 
     def __post_init__(self):
         if self.head not in HEADS:

@@ -3,9 +3,10 @@
 Every scorer is a :class:`Scorer` holding a frozen :class:`ScorerConfig` that names every setting
 able to change its scores. From it:
 
-* ``signature``: ``<name>.<readable tag>.<hash10>``, a readable part plus a sha256 of the config's
-  *score-relevant* fields (canonical JSON). Fields listed in ``ScorerConfig.RUNTIME`` (batch size,
-  device, progress) are left out: the tests assert that scores do not depend on batch size (to 1e-5)
+* ``signature``: ``<name>.<readable tag>.<hash10>``, a readable part plus a sha256 of the whole config
+  (canonical JSON), every field included whatever its value, so a default can change without two
+  configurations sharing a signature (``tfc cache migrate`` rewrites committed caches when a field is added
+  or renamed). Only the fields listed in ``ScorerConfig.RUNTIME`` (batch size, device, progress) are left out: the tests assert that scores do not depend on batch size (to 1e-5)
   and the same code runs on CPU and GPU. ``dtype`` *is* part of the signature (fp16 changes scores).
   Model checkpoints enter the hash through :func:`tfc.models.identity` (content hash of a local
   directory, ``id@revision`` for the hub), so retraining a checkpoint changes the signature.
@@ -42,16 +43,12 @@ class ScorerConfig:
     """Base of every scorer config. Subclasses add fields; all must be JSON-serialisable."""
 
     RUNTIME: ClassVar[tuple[str, ...]] = ("batch_size", "device", "progress")
-    # fields added after scores were cached: left out of the hash while at this default value, so
-    # existing signatures (and committed caches) stay valid
-    ADDED: ClassVar[dict] = {}
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def signature_fields(self) -> dict:
-        return {k: v for k, v in self.to_dict().items()
-                if k not in self.RUNTIME and not (k in self.ADDED and v == self.ADDED[k])}
+        return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME}
 
     def replace(self, **overrides) -> "ScorerConfig":
         known = {f.name for f in fields(self)}
@@ -142,6 +139,11 @@ class Scorer:
     def empty_score(self) -> float:
         return float(self.output_range[0])
 
+    @property
+    def calibrated(self) -> bool:
+        """True when the scores pass through a shipped calibration map (then they lie in [0, 1])."""
+        return bool(getattr(self.config, "calibration", None))
+
     def describe(self) -> dict:
         return {"name": self.name, "signature": self.signature, "output_range": list(self.output_range),
                 "empty_score": self.empty_score, "config": self.config.to_dict()}
@@ -180,6 +182,12 @@ class Scorer:
                               dtype=np.float64)
             if vals.shape != (len(keep),):
                 raise RuntimeError(f"{self.name}: scorer returned shape {vals.shape}, expected ({len(keep)},)")
+            cal = self._calibration_map()
+            if cal is not None:
+                from tfc.scorers import calibration
+
+                self._aux_keep = {**getattr(self, "_aux_keep", {}), "aux_raw_score": vals}
+                vals = calibration.apply(cal, vals)
             out[keep] = vals
             aux = {}
             for k, v in getattr(self, "_aux_keep", {}).items():
@@ -192,6 +200,24 @@ class Scorer:
     def _score(self, groundings: list[str], generations: list[str], batch_size: int,
                progress: bool) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _calibration_map(self) -> dict | None:
+        """The shipped calibration map named by the config's ``calibration`` field (None: raw scores), checked
+        against this scorer's raw configuration (:mod:`tfc.scorers.calibration`)."""
+        name = getattr(self.config, "calibration", None)
+        if not name:
+            return None
+        cal = getattr(self, "_cal", None)
+        if cal is None:
+            from tfc.scorers import calibration
+
+            cal = calibration.load(name)
+            raw = type(self)(self.config.replace(calibration=None)).signature
+            if cal.get("raw_signature") != raw:
+                raise ValueError(f"calibration map {name} was fitted for {cal.get('raw_signature')}, not for this "
+                                 f"scorer's raw configuration {raw}")
+            self._cal = cal
+        return cal
 
     # optional auxiliary columns (``aux_*``) for the cache, filled by the last ``score`` call
     # (subclasses put arrays aligned with their ``_score`` inputs into ``self._aux_keep``)

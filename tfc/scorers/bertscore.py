@@ -44,7 +44,6 @@ class BERTScoreConfig(ScorerConfig):
     device: str | None = None
     dtype: str = "float32"                 # "bfloat16" (the fast preset), "float16", "int8-dynamic[-pc]" (CPU)
     # dtype came after scores were cached: at float32 it stays out of the hash (existing signatures unchanged)
-    ADDED = {"dtype": "float32"}
 
     def __post_init__(self):
         models.torch_dtype(self.dtype)   # raises on an unknown dtype

@@ -1,6 +1,6 @@
 """Ensemble scorer: a (weighted) mean of normalised member scores.
 
-Members are registry names (with their default config) or signatures of cached scores.
+Members are registry names, each in its default configuration (``tfc.scorers.get(name)``).
 
 * ``score_dataset`` (the usual path) reads each member's scores for the dataset from the score cache
   (computing what is missing, through :func:`tfc.results.dataset.score_dataset`, which combines the
@@ -10,19 +10,29 @@ Members are registry names (with their default config) or signatures of cached s
   ``"minmax"`` -- min-max over the dataset; ``"zscore"`` -- standardised over the dataset;
   ``"rank"`` -- rank / n over the dataset (TRUE's ensemble averages the members' scores; ranks make
   members on different scales comparable without assuming a range).
-* ``score(groundings, generations)`` on arbitrary text runs the members live and supports only
-  ``"range"`` (any data-dependent normalisation would make one example's score depend on the others).
+  ``"ecdf"`` -- each member's score through a fixed empirical CDF of that member on a reference sample of
+  training-side dev pairs, shipped with the release (``reference``, a folder under ``results/release`` with a
+  sha256 manifest; :func:`fit_reference` writes it): a monotone map fitted once, so a row's score never
+  depends on the other rows, and members on different scales (Q² in [0, 1] with many exact zeros, SummaC-ZS's
+  P(e) - P(c) in [-1, 1]) are put on one footing, the share of reference pairs they score at or below.
+* ``score(groundings, generations)`` on arbitrary text runs the members live and supports the fixed
+  normalisations ``"range"`` and ``"ecdf"`` (a data-dependent one would make one example's score depend on the
+  others). The default is TRUE's ensemble, Q², NLI and SummaC-ZS, under ``"ecdf"``.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
 
-NORMS = ("range", "minmax", "zscore", "rank")
+NORMS = ("range", "minmax", "zscore", "rank", "ecdf")
+FIXED = ("range", "ecdf")          # the normalisations that do not depend on the other rows
+REFERENCE_FILE = "reference.json"
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,7 @@ class EnsembleConfig(ScorerConfig):
     members: tuple[str, ...] = ("f1", "rougeL")
     weights: tuple[float, ...] | None = None
     normalisation: str = "rank"
+    reference: str | None = None       # the shipped reference distributions ("ecdf"): tfc/<release name>
 
     def __post_init__(self):
         if self.normalisation not in NORMS:
@@ -38,6 +49,50 @@ class EnsembleConfig(ScorerConfig):
             raise ValueError("an ensemble needs at least one member")
         if self.weights is not None and len(self.weights) != len(self.members):
             raise ValueError("weights and members differ in length")
+        if self.normalisation == "ecdf" and not self.reference:
+            raise ValueError("normalisation 'ecdf' needs a reference (the shipped member distributions)")
+
+
+def ecdf(x, reference) -> np.ndarray:
+    """The mid-rank empirical CDF of ``reference`` at ``x``: (#{r < x} + #{r <= x}) / 2n, in [0, 1]; monotone in
+    ``x`` and the same for a value wherever it stands in a batch."""
+    ref = np.sort(np.asarray(reference, dtype=float))
+    if not len(ref) or np.isnan(ref).any():
+        raise ValueError("a reference distribution needs at least one value and no NaN")
+    x = np.asarray(x, dtype=float)
+    lo, hi = np.searchsorted(ref, x, side="left"), np.searchsorted(ref, x, side="right")
+    return (lo + hi) / (2.0 * len(ref))
+
+
+def load_reference(name: str) -> dict:
+    """The shipped reference ``tfc/<name>`` (manifest checked): member signature -> sorted scores."""
+    from tfc.models import release
+
+    folder = release.release_dir(name.removeprefix("tfc/"))
+    release.verify(folder)
+    return json.loads((folder / REFERENCE_FILE).read_text())
+
+
+def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: int | None = None) -> dict:
+    """Score ``frames`` (dev set -> frame of grounding, generated, label) with each member (default config) and
+    ship the sorted scores as release ``name`` (``reference.json`` and a sha256 manifest)."""
+    from tfc import scorers
+    from tfc.models import release
+
+    rows = pd.concat([f.assign(dev_set=k) for k, f in frames.items()], ignore_index=True)
+    out = {"members": {}, "rows": int(len(rows)),
+           "dev_sets": {k: int(len(f)) for k, f in frames.items()}}
+    for m in members:
+        sc = scorers.get(m)
+        s = sc.score(rows["grounding"].tolist(), rows["generated"].tolist(), batch_size=batch_size, progress=False)
+        out["members"][sc.signature] = {"name": m, "scores": sorted(round(float(v), 6) for v in s)}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / REFERENCE_FILE).write_text(json.dumps(out, indent=0) + "\n")
+        release.pack_files(tmp, name.removeprefix("tfc/"), out_root=out_root,
+                           note="the ensemble's fixed normalisation: each member's scores on training-side dev pairs")
+    return out
 
 
 def normalise(x: np.ndarray, how: str, output_range=(0.0, 1.0)) -> np.ndarray:
@@ -68,7 +123,7 @@ class Ensemble(Scorer):
             overrides["weights"] = tuple(float(w) for w in overrides["weights"])
         super().__init__(config, **overrides)
         c = self.config
-        self.output_range = (0.0, 1.0) if c.normalisation in ("range", "minmax", "rank") else (-np.inf, np.inf)
+        self.output_range = (0.0, 1.0) if c.normalisation in ("range", "minmax", "rank", "ecdf") else (-np.inf, np.inf)
 
     def _members(self):
         from tfc import scorers
@@ -78,7 +133,23 @@ class Ensemble(Scorer):
     def signature_fields(self):
         d = super().signature_fields()
         d["members"] = [m.signature for m in self._members()]
+        if self.config.normalisation == "ecdf":
+            from tfc.models import release
+
+            d["reference"] = release.sha256_file(release.release_dir(self.config.reference.removeprefix("tfc/"))
+                                                 / REFERENCE_FILE)
         return d
+
+    def _normalise(self, member, scores) -> np.ndarray:
+        if self.config.normalisation != "ecdf":
+            return normalise(np.asarray(scores), self.config.normalisation, member.output_range)
+        ref = getattr(self, "_reference", None)
+        if ref is None:
+            ref = self._reference = load_reference(self.config.reference)["members"]
+        if member.signature not in ref:
+            raise ValueError(f"the reference {self.config.reference} has no distribution for {member.signature} "
+                             f"(fitted for {sorted(ref)}); fit one with `tfc train ensemble-reference`")
+        return ecdf(scores, ref[member.signature]["scores"])
 
     def tag(self):
         return "+".join(m.replace(":", "-").replace("/", "-") for m in self.config.members)
@@ -89,14 +160,13 @@ class Ensemble(Scorer):
 
     def combine(self, member_scores) -> np.ndarray:
         """The ensemble score of one dataset from its members' scores (one array per member, same rows)."""
-        cols = [normalise(np.asarray(sc), self.config.normalisation, m.output_range)
-                for m, sc in zip(self._members(), member_scores)]
+        cols = [self._normalise(m, sc) for m, sc in zip(self._members(), member_scores)]
         return np.average(np.vstack(cols), axis=0, weights=self._weights())
 
     def _score(self, groundings, generations, batch_size, progress):
-        if self.config.normalisation != "range":
-            raise ValueError("Ensemble.score() on arbitrary text supports only normalisation='range'; "
+        if self.config.normalisation not in FIXED:
+            raise ValueError(f"Ensemble.score() on arbitrary text supports only the fixed normalisations {FIXED}; "
                              "use tfc.results.dataset.score_dataset for data-dependent normalisations")
-        cols = [normalise(m.score(groundings, generations, batch_size=batch_size, progress=progress),
-                          "range", m.output_range) for m in self._members()]
+        cols = [self._normalise(m, m.score(groundings, generations, batch_size=batch_size, progress=progress))
+                for m in self._members()]
         return np.average(np.vstack(cols), axis=0, weights=self._weights())

@@ -43,8 +43,7 @@ Tokenisation (and why):
   Table 9, where it alone brings BEGIN and DialFact within a point (the TRUE scorers chapter shows
   every configuration beside it). The tokenisation was not changed. ``"none"``, ``"exp"`` (sacrebleu's
   default) and T5's call (``intl`` tokens, ``exp``, no effective order) stay available as analyses;
-  ``effective_order`` (sacrebleu's switch for sentence-level BLEU) was added later as a field
-  (``ADDED``), so older signatures are unchanged.
+  ``effective_order`` is sacrebleu's switch for sentence-level BLEU.
 
 * ``f1-q2`` -- the Q² paper's own overlap baseline ("Overlap(r, k)", its Tables 3, 4 and 6), as the authors'
   released baseline script computes it: spaCy tokens (``en_core_web_sm``; here its packaged copy, whose name
@@ -214,7 +213,6 @@ class Q2OverlapF1(TokenF1):
 
 @dataclass(frozen=True)
 class RougeConfig(ScorerConfig):
-    ADDED = {"tokenizer": "rouge_score", "beta": 1.0, "normalize": "none"}
 
     rouge_type: str = "rougeL"
     component: str = "fmeasure"
@@ -350,7 +348,6 @@ class CocoRougeL(Rouge):
 
 @dataclass(frozen=True)
 class BleuConfig(ScorerConfig):
-    ADDED = {"effective_order": True, "reference_case": "keep", "normalize": "none"}
 
     tokenize: str = "13a"
     # "nltk": NLTK's unsmoothed sentence_bleu (zero precisions floored at the smallest float, see the module

@@ -17,7 +17,7 @@
   escapes, detokenisation, capitalisation of lower-cased text) to the generated text first.
 * If a generated text (or sentence) alone leaves fewer than ``min_chunk_tokens`` tokens for the
   grounding, the hypothesis is truncated to make room and the row is flagged
-  ``aux_hyp_truncated`` in the cache.
+  ``aux_hyp_truncated`` in the cache. In sentence mode ``aux_n_generated_units`` counts the generated sentences.
 * **Head** (how a checkpoint's output becomes P(consistent); added for the papers' own checkpoints,
   see ``book/checkpoints.md``):
 
@@ -32,8 +32,6 @@
   - ``"auto"`` (default): ``seq2seq-1`` for an encoder-decoder checkpoint without a classification
     head, ``logit0-sigmoid`` for a one-logit classifier, ``softmax`` otherwise. The choice is made from
     the checkpoint's config alone (architecture and number of logits), never from label names.
-    ``head`` was added after caches were committed: at ``"auto"`` it stays out of the signature hash
-    (``ADDED``), and every checkpoint that scored before resolves to ``softmax`` as it did.
 """
 from __future__ import annotations
 
@@ -61,7 +59,7 @@ class NLIConfig(ScorerConfig):
     batch_size: int = 16
     device: str | None = None
     head: str = "auto"                           # "auto" | "softmax" | "logit0-sigmoid" | "seq2seq-1"
-    ADDED = {"head": "auto"}
+    calibration: str | None = None               # a shipped calibration map tfc/<name> (tfc.scorers.calibration)
 
     def __post_init__(self):
         if self.mode not in ("document", "sentence"):
@@ -172,4 +170,6 @@ class NLIScorer(ModelScorer):
         self._aux_keep = {"aux_n_chunks": np.array([len(ch.chunks) for ch in chunks], dtype=np.int32),
                           "aux_split_sentences": np.array([ch.n_split_sentences for ch in chunks], dtype=np.int32),
                           "aux_hyp_truncated": np.array(cut_any)}
+        if c.mode == "sentence":       # the generated sentences each row was read as
+            self._aux_keep["aux_n_generated_units"] = np.array([len(hs) for hs in hyps_per], dtype=np.int32)
         return out

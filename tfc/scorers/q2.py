@@ -20,9 +20,8 @@ Per response (generated text) and its knowledge (grounding), as published:
 A response with **no valid question** gets the score of the ``no_questions`` policy (recorded in the
 signature; :class:`tfc.scorers.qgqa.QGQAConfigMixin`): ``"zero"`` (default; 0.0, the alternative the
 paper reports next to leaving such responses out) or ``"nli"`` (the end-to-end NLI score with
-``nli_checkpoint``, TRUE's fallback). The scorer never returns NaN, except under the legacy ``"nan"``
-policy that reproduces the caches committed before issue 17 (the paper's own choice: such responses are
-left out, as mostly chit-chat). The cache keeps ``aux_n_valid`` (valid questions; 0 marks a row the policy
+``nli_checkpoint``, TRUE's fallback). The scorer never returns NaN (the paper itself left such responses
+out of its correlations, as mostly chit-chat). The cache keeps ``aux_n_valid`` (valid questions; 0 marks a row the policy
 filled), ``aux_n_candidates``, ``aux_n_no_answer`` (valid questions without an answer on the knowledge),
 ``aux_f1_only`` (the score without the NLI step, over the same questions; NaN without a valid question),
 ``aux_true_q2`` / ``aux_n_valid_true`` (TRUE's re-implementation: questions validated by token F1 >=
@@ -32,11 +31,9 @@ and ``aux_n_chunks`` / ``aux_n_generated_chunks`` (QA windows over the knowledge
 texts are read in full, in overlapping windows) per row, so coverage, "% no answer", Q² vs Q²+NLI (Q²
 Table 2) come from one run.
 
-``checkpoint`` names the extractive **QA** model (``qa_checkpoint`` is the older name of the same field;
-the signature keeps that key); the NLI model is ``nli_checkpoint``. ``qg_rules`` picks the rule-based QG
-version (``"v2"``, the default, fixes the flaws listed in :mod:`tfc.scorers.qgqa`; ``"v3"`` reads the response
-detokenised and fixes version 2's judged flaws; ``"v1"`` gives the first committed caches' questions and stays out
-of the signature hash).
+``checkpoint`` names the extractive **QA** model; the NLI model is ``nli_checkpoint``. ``qg_rules`` picks the
+rule-based QG rule set (``"v2"`` fixes the flaws listed in :mod:`tfc.scorers.qgqa`; ``"v3"`` reads the response
+detokenised and fixes version 2's judged flaws; ``"v1"`` gives the first committed caches' questions).
 
 Options from the paper's appendix: ``filter_personal`` (drop questions whose subject is *I*/*you* or
 that contain *my*/*your* as a possessive) and ``discard_unanswerable`` (Q²*, for DNLI: drop
@@ -54,8 +51,8 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import (NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates, check_candidate_rule,
-                               parse, squad_em, squad_f1)
+from tfc.scorers.qgqa import (DEFAULT_QA_CHECKPOINT, NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates,
+                               check_candidate_rule, parse, squad_em, squad_f1)
 
 PERSONAL_SUBJECTS = {"i", "you"}
 PERSONAL_POSSESSIVES = {"my", "your"}
@@ -63,8 +60,7 @@ PERSONAL_POSSESSIVES = {"my", "your"}
 
 @dataclass(frozen=True)
 class Q2Config(QGQAConfigMixin, ScorerConfig):
-    _NO_Q_FIELD = "no_valid_score"
-    qa_checkpoint: str | None = None       # the QA model; None -> checkpoint, else tfc/qa-minilm
+    checkpoint: str = DEFAULT_QA_CHECKPOINT   # the extractive QA model
     qa_revision: str | None = None
     qa_max_length: int = 384
     qa_stride: int = 128
@@ -83,19 +79,12 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     nli_label_names: tuple[str, ...] | None = None
     filter_personal: bool = False          # "+filter personal" (Q² Table 7)
     discard_unanswerable: bool = False     # Q²* (Q² Table 5)
-    no_valid_score: float | None = 0.0     # legacy: None (old sidecars) = no_questions="nan"; else 0.0
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
-    # issue 17 (the scorer protocol). `checkpoint`: the QA model, the same field as `qa_checkpoint` (kept out of
-    # the hash, see QGQAConfigMixin). `no_questions`: the policy for responses without a valid question ("zero" |
-    # "nli" | legacy "nan"); in the hash except for the legacy "nan". `qg_rules`: the rule-QG version; "v2" (the
-    # fixed rules) is the default; "v1" stays out of the hash, so the first caches' signatures do not change.
-    checkpoint: str | None = None
-    no_questions: str = "zero"
-    qg_rules: str = "v2"
-    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1", "candidate_rule": "tfc"}
+    no_questions: str = "zero"             # responses without a valid question: "zero" | "nli" (QGQAConfigMixin)
+    qg_rules: str = "v2"                   # the rule-QG rule set (tfc.scorers.qgqa.RULE_VERSIONS)
 
     def __post_init__(self):
         super().__post_init__()
@@ -130,8 +119,8 @@ def nli_fallback(f1: float, label: str | None) -> float:
 
 
 def fill_no_valid(scores, value: float = 0.0) -> np.ndarray:
-    """Scores with NaN (no valid question, legacy ``no_questions="nan"`` caches) replaced by ``value``
-    (the paper's alternative is 0; the ``"zero"`` policy gives the same scores directly)."""
+    """Scores with NaN (a row without a valid question, e.g. in ``aux_f1_only``) replaced by ``value``
+    (the paper's alternative to leaving them out is 0; the ``"zero"`` policy gives the same scores directly)."""
     s = np.asarray(scores, dtype=float).copy()
     s[np.isnan(s)] = value
     return s

@@ -22,10 +22,8 @@ A summary with no question left after filtering (or no answer candidate) gets th
 ``no_questions`` policy, recorded in the signature (:class:`tfc.scorers.qgqa.QGQAConfigMixin`):
 ``"zero"`` (default: nothing could be checked, no credit) or ``"nli"`` (the end-to-end NLI score with
 ``nli_checkpoint``); such rows have ``aux_n_questions`` = 0. The paper does not say what it did with them
-(its fill-to-K rule needs at least one question); the legacy ``"nan"`` policy (NaN) reproduces the caches
-committed before issue 17 and is the only way to get NaN. ``checkpoint`` names the extractive QA model
-(``qa_checkpoint`` is the older name of the same field, kept in the signature); ``qg_rules`` picks the
-rule-QG version (``"v2"`` default, the fixed rules; ``"v3"`` the summary read detokenised and version 2's judged
+(its fill-to-K rule needs at least one question). ``checkpoint`` names the extractive QA model;
+``qg_rules`` picks the rule-QG version (``"v2"`` default, the fixed rules; ``"v3"`` the summary read detokenised and version 2's judged
 flaws fixed; ``"v1"`` the first rules). ``aux_n_chunks`` / ``aux_n_generated_chunks`` count the QA
 windows over the article / the summary (long texts are read in full); ``aux_n_generated`` counts the questions
 written (after the length/duplicate filters) and ``aux_n_self_consistent`` those the reader answers, on the
@@ -46,15 +44,15 @@ import numpy as np
 import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
-from tfc.scorers.qgqa import QGQAConfigMixin, QGQAScorerBase, answer_candidates, example_rng, squad_em, squad_f1
+from tfc.scorers.qgqa import (DEFAULT_QA_CHECKPOINT, QGQAConfigMixin, QGQAScorerBase, answer_candidates, example_rng,
+                               squad_em, squad_f1)
 
 AUX_KS = (1, 2, 5, 10)   # prefix means kept in the cache (``aux_mean_k<K>``) for the K ablation
 
 
 @dataclass(frozen=True)
 class QAGSConfig(QGQAConfigMixin, ScorerConfig):
-    _NO_Q_FIELD = "no_question_score"
-    qa_checkpoint: str | None = None    # the QA model; None -> checkpoint, else tfc/qa-minilm
+    checkpoint: str = DEFAULT_QA_CHECKPOINT   # the extractive QA model
     qa_revision: str | None = None
     qa_max_length: int = 384
     qa_stride: int = 128
@@ -74,22 +72,17 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     filter_answer_mismatch: bool = False
     k: int = 20
     fill_to_k: bool = True
-    no_question_score: float | None = 0.0    # legacy: None (old sidecars) = no_questions="nan"; else 0.0
     seed: int = 0
     dtype: str = "float32"
     batch_size: int = 32
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
-    # issue 17 (the scorer protocol): `checkpoint` = the QA model (same field as `qa_checkpoint`, out of the
-    # hash); `no_questions` ("zero" | "nli" | legacy "nan", in the hash except "nan"); `nli_checkpoint` and
-    # `nli_label_names` (used by no_questions="nli" only); `qg_rules` ("v2" default, "v3"; "v1" out of the hash).
-    checkpoint: str | None = None
+    # `no_questions` ("zero" | "nli", QGQAConfigMixin); `nli_checkpoint` and `nli_label_names` are read by
+    # no_questions="nli" only; `qg_rules` is the rule-QG rule set (tfc.scorers.qgqa.RULE_VERSIONS)
     no_questions: str = "zero"
     nli_checkpoint: str = "tfc/nli-minilm"
     nli_label_names: tuple[str, ...] | None = None
     qg_rules: str = "v2"
-    ADDED = {"qg_template": "answer: {answer}  context: {context}", "qg_rules": "v1",
-             "nli_checkpoint": "tfc/nli-minilm", "nli_label_names": None}
 
     def __post_init__(self):
         super().__post_init__()

@@ -1037,7 +1037,8 @@ class NLIComparer:
         if self._engine is None:
             from tfc.scorers import get
 
-            scorer = get("nli", checkpoint=self.checkpoint, label_names=self.label_names, device=self.device)
+            scorer = get("nli", preset="as-published", checkpoint=self.checkpoint, label_names=self.label_names,
+                         device=self.device)
             self._engine = scorer.load().engine
         p = self._engine.probs(list(zip(premises, hypotheses)), self.batch_size)
         return [self._engine.labels[int(i)] for i in p.argmax(axis=1)]
@@ -1053,89 +1054,49 @@ __all__ = ["normalize_answer", "squad_em", "squad_f1", "load_nlp", "parse", "Can
 # shared scorer base for QAGS and Q²
 
 DEFAULT_QA_CHECKPOINT = "tfc/qa-minilm"
-NO_QUESTIONS = ("zero", "nli", "nan")
+NO_QUESTIONS = ("zero", "nli")
 
 
 class QGQAConfigMixin:
     """Shared rules of the QAGS and Q² configs (mixed into their frozen dataclasses).
 
     **checkpoint.** ``checkpoint`` is the main model field of every model scorer; here it names the
-    extractive **QA** model (the one model both metrics cannot do without). ``qa_checkpoint`` is the older
-    name of the same field and stays accepted: after construction both hold the same value (giving two
-    different values is an error; ``replace`` with either one moves both). The signature keeps the old key
-    ``qa_checkpoint`` and leaves ``checkpoint`` out (it is a duplicate), so the committed caches' signatures
-    do not change. Q²'s NLI model keeps its own field ``nli_checkpoint``; so does QG (``qg_checkpoint``).
+    extractive **QA** model (the one model both metrics cannot do without). Q²'s NLI model has its own field
+    ``nli_checkpoint``; so does QG (``qg_checkpoint``).
 
     **no_questions.** What a text with no question to ask (no answer candidate, or none surviving QG,
     validation and filtering) scores; the policy is part of the signature:
 
-    * ``"zero"`` (default): 0.0. Nothing in the text could be checked against the grounding, so no
-      credit is given -- the same rule as for blank text (``empty_score``). For Q² it is the alternative the
-      paper reports next to leaving such responses out (it measured higher correlations with it, and warned
-      that such responses are mostly chit-chat);
-    * ``"nli"``: the end-to-end NLI score (P(entailment), ``tfc.scorers.get("nli")`` on the whole
-      grounding and text with ``nli_checkpoint``): the fallback of TRUE's Q² re-implementation;
-    * ``"nan"``: NaN, the row left out as in the Q² paper's correlations. **Legacy only**: the scores
-      committed before issue 17 were computed this way (``no_valid_score`` / ``no_question_score`` = None
-      in their sidecars, which still rebuild to their signatures); the protocol's tests never use it.
+    * ``"zero"``: 0.0. Nothing in the text could be checked against the grounding, so no credit is given --
+      the same rule as for blank text (``empty_score``). For Q² it is the alternative the paper reports next
+      to leaving such responses out (it measured higher correlations with it, and warned that such responses
+      are mostly chit-chat);
+    * ``"nli"``: the end-to-end NLI score (P(entailment), the ``nli`` scorer on the whole grounding and
+      text with ``nli_checkpoint``): the fallback of TRUE's Q² re-implementation.
 
-    The old numeric fields stay for those sidecars: ``None`` there means ``"nan"``; 0.0 (their new
-    default) goes with ``"zero"`` and ``"nli"``. The rows a policy filled are counted in the aux columns
-    (``aux_n_valid`` / ``aux_n_questions`` = 0), so coverage is still known.
+    The rows a policy filled are counted in the aux columns (``aux_n_valid`` / ``aux_n_questions`` = 0), so
+    coverage is still known.
 
-    **qg_template.** The seq2seq QG input (``{answer}``, ``{context}``); added after caches were committed, so
-    its default stays out of the signature hash (``ADDED``). :data:`T5_AP_TEMPLATE` fits
+    **qg_template.** The seq2seq QG input (``{answer}``, ``{context}``). :data:`T5_AP_TEMPLATE` fits
     mrm8488/t5-base-finetuned-question-generation-ap (Q²'s QG); QAGS's own QG data read
     ``"{context} [ANS] {answer}"`` (:data:`QAGS_TEMPLATE`).
     """
 
-    _NO_Q_FIELD: str = ""        # the legacy numeric field ("no_valid_score" / "no_question_score")
-
     def __post_init__(self):
-        qa, ck = self.qa_checkpoint, self.checkpoint
-        if qa is not None and ck is not None and qa != ck:
-            raise ValueError(f"checkpoint ({ck!r}) and qa_checkpoint ({qa!r}) name the same field (the QA model); "
-                             "give one of them")
-        main = ck or qa or DEFAULT_QA_CHECKPOINT
-        object.__setattr__(self, "qa_checkpoint", main)
-        object.__setattr__(self, "checkpoint", main)
+        if not isinstance(self.checkpoint, str) or not self.checkpoint.strip():
+            raise ValueError(f"checkpoint (the QA model) must name a checkpoint; got {self.checkpoint!r}")
         if self.no_questions not in NO_QUESTIONS:
             raise ValueError(f"no_questions must be one of {NO_QUESTIONS}; got {self.no_questions!r}")
-        legacy = getattr(self, self._NO_Q_FIELD)
-        if legacy is None or self.no_questions == "nan":
-            object.__setattr__(self, "no_questions", "nan")
-            object.__setattr__(self, self._NO_Q_FIELD, None)
-        elif float(legacy) != 0.0:
-            raise ValueError(f"{self._NO_Q_FIELD} is a legacy field (None = the 'nan' policy); set the policy "
-                             f"with no_questions={NO_QUESTIONS}")
-        if getattr(self, "qg_rules", "v1") not in RULE_VERSIONS:
+        if self.qg_rules not in RULE_VERSIONS:
             raise ValueError(f"qg_rules must be one of {RULE_VERSIONS}; got {self.qg_rules!r}")
 
     def _check_qg(self) -> None:
         """Checks of the QG fields shared by the QG-QA configs (called from their ``__post_init__``)."""
         if self.qg_backend not in ("rule", "seq2seq"):
             raise ValueError("qg_backend must be 'rule' or 'seq2seq'")
-        t = getattr(self, "qg_template", T5_AP_TEMPLATE)
+        t = self.qg_template
         if not isinstance(t, str) or "{answer}" not in t or "{context}" not in t:
             raise ValueError(f"qg_template must contain {{answer}} and {{context}}; got {t!r}")
-
-    def replace(self, **overrides):
-        if "qa_checkpoint" in overrides and "checkpoint" not in overrides:
-            overrides["checkpoint"] = overrides["qa_checkpoint"]
-        elif "checkpoint" in overrides and "qa_checkpoint" not in overrides:
-            overrides["qa_checkpoint"] = overrides["checkpoint"]
-        if "no_questions" in overrides and self._NO_Q_FIELD not in overrides:
-            overrides[self._NO_Q_FIELD] = None if overrides["no_questions"] == "nan" else 0.0
-        elif self._NO_Q_FIELD in overrides and "no_questions" not in overrides:
-            overrides["no_questions"] = "nan" if overrides[self._NO_Q_FIELD] is None else "zero"
-        return super().replace(**overrides)
-
-    def signature_fields(self) -> dict:
-        d = super().signature_fields()
-        d.pop("checkpoint", None)          # the same value as qa_checkpoint, which keeps its old key
-        if self.no_questions == "nan":     # the pre-protocol configs: their hash had no policy field
-            d.pop("no_questions", None)
-        return d
 
 
 def example_rng(seed: int, text: str) -> np.random.Generator:
@@ -1168,14 +1129,14 @@ class QGQAScorerBase:
     def _qg(self) -> QuestionGenerator:
         c = self.config
         if c.qg_backend == "rule":
-            return RuleQG(num_return=min(c.qg_num_return, 2), rules=getattr(c, "qg_rules", "v1"))
+            return RuleQG(num_return=min(c.qg_num_return, 2), rules=c.qg_rules)
         return question_generator(c.qg_backend, c.qg_checkpoint, num_beams=c.qg_num_beams,
                                   num_return=c.qg_num_return, device=c.device,
-                                  template=getattr(c, "qg_template", T5_AP_TEMPLATE))
+                                  template=c.qg_template)
 
     def _qa(self) -> ExtractiveQA:
         c = self.config
-        return ExtractiveQA(c.qa_checkpoint, c.qa_revision, max_length=c.qa_max_length, stride=c.qa_stride,
+        return ExtractiveQA(c.checkpoint, c.qa_revision, max_length=c.qa_max_length, stride=c.qa_stride,
                             max_answer_tokens=c.qa_max_answer_tokens, null_threshold=c.qa_null_threshold,
                             device=c.device, dtype=c.dtype)
 
@@ -1184,8 +1145,8 @@ class QGQAScorerBase:
         c = self.config
         from tfc import models
 
-        d = {"qa": models.identity(c.qa_checkpoint, c.qa_revision),
-             "qg": (RuleQG(rules=getattr(c, "qg_rules", "v1")).identity() if c.qg_backend == "rule"
+        d = {"qa": models.identity(c.checkpoint, c.qa_revision),
+             "qg": (RuleQG(rules=c.qg_rules).identity() if c.qg_backend == "rule"
                     else models.identity(c.qg_checkpoint)),
              "spacy": f"{SPACY_MODEL}@{_spacy_model_version()}"}
         if self._needs_nli():
@@ -1196,7 +1157,7 @@ class QGQAScorerBase:
         """The generated texts as the pipeline reads them (candidates, QG, QA on the text, the no-question
         policy): :func:`detokenize`-d under rule version 3, as given otherwise."""
         c = self.config
-        return reading_text(generations, getattr(c, "qg_rules", "v1") if c.qg_backend == "rule" else "v1")
+        return reading_text(generations, c.qg_rules if c.qg_backend == "rule" else "v1")
 
     def _needs_nli(self) -> bool:
         c = self.config
@@ -1206,15 +1167,13 @@ class QGQAScorerBase:
         """Scores of the rows without a question, by the ``no_questions`` policy."""
         c = self.config
         rows = [int(i) for i in rows]
-        if c.no_questions == "nan":
-            return np.full(len(rows), np.nan)
         if c.no_questions == "zero" or not rows:
             return np.zeros(len(rows))
         if getattr(self, "_nli_scorer", None) is None:
             from tfc.scorers import get
 
-            self._nli_scorer = get("nli", checkpoint=c.nli_checkpoint, label_names=c.nli_label_names,
-                                   device=c.device, dtype=c.dtype)
+            self._nli_scorer = get("nli", preset="as-published", checkpoint=c.nli_checkpoint,
+                                   label_names=c.nli_label_names, device=c.device, dtype=c.dtype)
         return np.asarray(self._nli_scorer.score([groundings[i] for i in rows], [generations[i] for i in rows],
                                                  batch_size=c.batch_size, progress=False), dtype=float)
 
@@ -1238,7 +1197,7 @@ class QGQAScorerBase:
         from tfc import models
 
         qg = "rule-based QG" if c.qg_backend == "rule" else f"QG {models.short_name(c.qg_checkpoint)}"
-        parts = [qg, f"QA {c.qa_checkpoint}"]
+        parts = [qg, f"QA {c.checkpoint}"]
         if self._needs_nli():
             parts.append(f"NLI {c.nli_checkpoint}")
         return " / ".join(parts)

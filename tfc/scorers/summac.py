@@ -70,13 +70,12 @@ class SummaCZSConfig(ScorerConfig):
     # "cell" (default; the SummaC paper's description): max over grounding units of P(e) - P(c), per cell;
     # "package" (what the PyPI ``summac`` 0.0.4 SummaCZS code does): max_g P(e) - max_g P(c), each maximum
     # taken separately. benchmarks/bench_peers.py found the two differ (r = 0.965) and that "package"
-    # matches the package exactly (r = 1.0). Added after caches were committed, so the default leaves
-    # existing signatures unchanged (ADDED).
+    # matches the package exactly (r = 1.0).
     reduction: str = "cell"
     # How the per-generated-unit scores become one score: "mean" (SummaC's) or "min" (the weakest generated
     # unit decides). Chosen per model on training-side dev data (tfc.runs.aggregation), never on TRUE.
     generated_reduction: str = "mean"
-    ADDED = {"reduction": "cell", "generated_reduction": "mean"}
+    calibration: str | None = None     # a shipped calibration map tfc/<name> (tfc.scorers.calibration)
 
     def __post_init__(self):
         self._check_granularity()
@@ -158,7 +157,7 @@ class SummaCZS(_SummaCBase):
 
     def __init__(self, config=None, **overrides):
         super().__init__(config, **overrides)
-        self.output_range = (-1.0, 1.0) if self.config.score_type == "e-c" else (0.0, 1.0)
+        self.output_range = (-1.0, 1.0) if self.config.score_type == "e-c" and not self.calibrated else (0.0, 1.0)
 
     def _score(self, groundings, generations, batch_size, progress):
         eng = self.load().engine
@@ -261,7 +260,12 @@ class SummaCConv(_SummaCBase):
             if meta["config"][k] != getattr(c, k):
                 raise ValueError(f"{path}: conv was trained with {k}={meta['config'][k]!r}, scorer has {getattr(c, k)!r}")
         self.conv = _conv_module(c.n_bins * len(c.nli_labels))
-        self.conv.load_state_dict(torch.load(path / "conv.pt", weights_only=True))
+        if (path / CONV_WEIGHTS).is_file():
+            from safetensors.torch import load_file
+
+            self.conv.load_state_dict(load_file(str(path / CONV_WEIGHTS)))
+        else:                                   # convolutions trained before the safetensors file
+            self.conv.load_state_dict(torch.load(path / "conv.pt", weights_only=True))
         self.conv.eval()
 
     def _score(self, groundings, generations, batch_size, progress):
@@ -276,12 +280,15 @@ class SummaCConv(_SummaCBase):
             return torch.sigmoid(_conv_logits(self.conv, feats)).double().numpy()
 
 
+CONV_WEIGHTS = "conv.safetensors"
+
+
 def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None = None,
                sample: int | None = None, seed: int = 0, epochs: int = 200, lr: float = 1e-2,
-               batch_size: int = 16, **overrides) -> dict:
-    """Train SummaC-Conv's convolution on labelled (dataset, split) examples; save to ``out``.
-
-    ``out`` is a directory or ``tfc/<name>`` (-> artifacts dir). Returns the saved metadata.
+               batch_size: int = 16, frames: dict | None = None, **overrides) -> dict:
+    """Train SummaC-Conv's convolution on labelled (dataset, split) examples, or on ``frames`` (name -> frame of
+    grounding, generated, label: e.g. training-side dev pairs), and save it to ``out`` (a directory, or
+    ``tfc/<name>`` -> the artifacts dir) as ``conv.safetensors`` with ``summac_conv.json``. Returns the metadata.
     """
     import pandas as pd
     import torch
@@ -291,8 +298,8 @@ def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None
 
     cfg = SummaCConvConfig(checkpoint=checkpoint, **overrides)
     zs = SummaCZS(SummaCZSConfig(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(SummaCZSConfig)}))
-    frames = [data.load(d, split=split, sample=sample, seed=seed) for d in datasets]
-    df = pd.concat(frames, ignore_index=True)
+    parts = list(frames.values()) if frames else [data.load(d, split=split, sample=sample, seed=seed) for d in datasets]
+    df = pd.concat(parts, ignore_index=True)
     if df["label"].nunique() != 2:
         raise ValueError("training data needs both labels")
     mats = zs.matrices(df["grounding"].tolist(), df["generated"].tolist(), batch_size)
@@ -316,9 +323,12 @@ def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None
     if out.startswith("tfc/"):
         path = tfc_config.artifacts_dir() / out[4:]
     path.mkdir(parents=True, exist_ok=True)
-    torch.save(conv.state_dict(), path / "conv.pt")
-    meta = {"config": cfg.to_dict(), "nli_checkpoint": models.identity(checkpoint),
-            "trained_on": [{"dataset": d, "split": split, "sample": sample, "seed": seed} for d in datasets],
+    from safetensors.torch import save_file
+
+    save_file({k: v.detach().contiguous() for k, v in conv.state_dict().items()}, str(path / CONV_WEIGHTS))
+    trained_on = ([{"frame": k, "rows": int(len(v))} for k, v in frames.items()] if frames else
+                  [{"dataset": d, "split": split, "sample": sample, "seed": seed} for d in datasets])
+    meta = {"config": cfg.to_dict(), "nli_checkpoint": models.identity(checkpoint), "trained_on": trained_on,
             "n_examples": int(len(df)), "epochs": epochs, "lr": lr, "final_loss": float(loss.item()),
             "train_auc": roc_auc(df["label"].to_numpy(), p)}
     (path / "summac_conv.json").write_text(json.dumps(meta, indent=1, default=str))

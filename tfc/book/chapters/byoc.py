@@ -45,7 +45,7 @@ def score_with_checkpoint(checkpoint: str, dataset: str = "qags_xsum", n: int = 
 
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise ValueError(f"n must be an int >= 2, got {n!r}")
-    scorer = scorers.get("nli", checkpoint=str(checkpoint), mode=mode,
+    scorer = scorers.get("nli", preset="as-published", checkpoint=str(checkpoint), mode=mode,
                          **({"device": device} if device else {}))
     res = score_dataset(scorer, dataset, sample=n, seed=seed, use_cache=False)
     auc = roc_auc(res["label"], res["score"]) if res["label"].nunique() == 2 else float("nan")

@@ -56,7 +56,7 @@ def _overlap_scores(groundings, generations) -> tuple[np.ndarray, np.ndarray, di
 
     with warnings.catch_warnings():  # tqdm warns about missing ipywidgets when imported in a notebook
         warnings.simplefilter("ignore")
-        rs, fs = get(T8_ROUGE_L), get("f1")
+        rs, fs = get(T8_ROUGE_L, preset="as-published"), get("f1", preset="as-published")
         r = rs.score(list(groundings), list(generations), progress=False)
         f = fs.score(list(groundings), list(generations), progress=False)
     return np.asarray(r, float), np.asarray(f, float), {"rouge_l": rs.signature, "f1": fs.signature}
@@ -252,7 +252,7 @@ def rouge_l_by_tokens(names: list[str], sample: int | None = None, seed: int = 0
     within`` (|Δ| ≤ ``tolerance``, the ledger's for the table).
     The three ROUGE-L codes separate the two differences: case-kept white-space tokens (as against
     rouge-score's lower-cased alphanumeric ones), then the recall-weighted F-measure of the COCO code."""
-    variants = {label: (lambda n, d, name=name, kw=kw: RD.score_dataset(S.get(name, **kw), n, sample=sample,
+    variants = {label: (lambda n, d, name=name, kw=kw: RD.score_dataset(S.get(name, preset="as-published", **kw), n, sample=sample,
                                                                          seed=seed)["score"].to_numpy())
                 for label, (name, kw) in ROUGE_L_TOKENS.items()}
     return _t8_variant_means(names, variants, "rouge_l", "tokens", tolerance, sample, seed)

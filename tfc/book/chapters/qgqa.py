@@ -108,7 +108,7 @@ def overlap_baselines(dataset: str) -> dict:
     from tfc import scorers
 
     out = {}
-    for column, sc, scale in (("overlap_f1_rk", scorers.get("f1-q2"), 1.0), ("bleu", scorers.get("bleu-q2"), 100.0)):
+    for column, sc, scale in (("overlap_f1_rk", scorers.get("f1-q2", preset="as-published"), 1.0), ("bleu", scorers.get("bleu-q2", preset="as-published"), 100.0)):
         out[column] = (scale * _lexical(sc, dataset)["score"].to_numpy(float), sc.signature)
     return out
 
@@ -123,7 +123,7 @@ def qags_table1(qags_scorer, cache_only: bool = True) -> pd.DataFrame:
     rows = []
     for ds in QAGS_SETS:
         human = human_scores(ds)
-        metrics = {k: scorers.get(n, **kw) for k, (n, kw) in LEXICAL_T1.items()}
+        metrics = {k: scorers.get(n, preset="as-published", **kw) for k, (n, kw) in LEXICAL_T1.items()}
         metrics["qags"] = qags_scorer
         for col, sc in metrics.items():
             try:
@@ -390,8 +390,8 @@ def rerun_pairs(reader: str = RERUN_READER) -> list[tuple]:
     so only the reader differs in the compared columns."""
     from tfc.runs import qgqa as R
 
-    qags, qags_r = R.scorer_for("qags"), R.scorer_for("qags", qa_checkpoint=reader)
-    q2, q2_r = R.scorer_for("q2"), R.scorer_for("q2", qa_checkpoint=reader, nli_checkpoint="tfc/sent-minilm-v8-int8")
+    qags, qags_r = R.scorer_for("qags"), R.scorer_for("qags", checkpoint=reader)
+    q2, q2_r = R.scorer_for("q2"), R.scorer_for("q2", checkpoint=reader, nli_checkpoint="tfc/sent-minilm-v8-int8")
     return ([("QAGS", ds, qags, qags_r, "score") for ds in QAGS_SETS]
             + [("Q² (F1 form)", ds, q2, q2_r, "aux_f1_only") for ds in DIALOGUE])
 
@@ -712,7 +712,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
     if form not in ("nli", "f1"):
         raise ValueError(f"form must be 'nli' or 'f1'; got {form!r}")
 
-    f1 = scorers.get("f1")
+    f1 = scorers.get("f1", preset="as-published")
     rows, partial, missing = [], [], []
     for ds in datasets:
         got = cached(q2_scorer, ds)

@@ -253,7 +253,7 @@ def bleu_zero_treatments(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: l
     from tfc import data
     from tfc.scorers.lexical import bleu_parts
 
-    normalize = S.get(metric).config.normalize
+    normalize = S.get(metric, preset="as-published").config.normalize
     rows, between = [], []
     for r in over[over["metric"] == metric].itertuples():
         d = data.load(r.dataset, sample=sample, seed=seed)
@@ -276,7 +276,7 @@ def tie_causes(over: pd.DataFrame, var_wide: pd.DataFrame, alt_cols: dict, sampl
     AUC of the other configurations (``alt_cols[metric]``: columns of ``var_wide``)."""
     rows = []
     for r in over.itertuples():
-        got = RD.score_dataset(S.get(r.metric), r.dataset, sample=sample, seed=seed)
+        got = RD.score_dataset(S.get(r.metric, preset="as-published"), r.dataset, sample=sample, seed=seed)
         tr = tie_range(got["label"], got["score"])
         lo, hi = 100 * tr["auc_low"], 100 * tr["auc_high"]
         alts = "; ".join(f"{c.split('(')[1].rstrip(')')}: {var_wide.loc[r.dataset, c]:.1f}" for c in alt_cols[r.metric]

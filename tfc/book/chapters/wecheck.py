@@ -62,7 +62,7 @@ def with_task_averages(long: pd.DataFrame) -> pd.DataFrame:
 
 def _signature(ck) -> str:
     if isinstance(ck, str):
-        return (scorer_for(ck) if ck.startswith("tfc/") else scorers.get(ck)).signature
+        return (scorer_for(ck) if ck.startswith("tfc/") else scorers.get(ck, preset="as-published")).signature
     return ck.signature
 
 

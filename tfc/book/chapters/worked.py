@@ -4,8 +4,8 @@ Each ``*_steps`` function recomputes a scorer's result from its intermediates (t
 entailment probabilities, the sentence matrix, the (chunk, claim sentence) alignment scores, the
 questions and answers) with the scorer's own building blocks, and returns them with the scorer's
 final score so the page can show that the two agree. Nothing is cached: the example is scored live,
-which needs the checkpoints; :func:`available` tells which are installed (in-house checkpoints are
-not committed, ``tfc train ...`` builds them).
+which needs the checkpoints: the shipped ones by default; :func:`available` tells whether another is
+installed.
 """
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ import numpy as np
 import pandas as pd
 
 from tfc import models
+from tfc.scorers import SHIPPED_NLI, SHIPPED_QA
 
 # tqdm's notebook-widget warning is noise on a book page (the steps show no progress bars)
 warnings.filterwarnings("ignore", message="IProgress not found")
 
-# tfc/sent-minilm-v2 ships in the repository (results/release/), so these steps run on a fresh clone
-CHECKPOINTS = {"nli": "tfc/sent-minilm-v2", "summac": "tfc/sent-minilm-v2", "alignscore": "tfc/sent-minilm-v2",
-               "q2_qa": "tfc/qa-minilm", "q2_nli": "tfc/sent-minilm-v8"}   # as the Q² runs (tfc.runs.qgqa)
+# the shipped models (results/release/): the steps run on a fresh clone, each reading as its paper publishes it
+CHECKPOINTS = {"nli": SHIPPED_NLI, "summac": SHIPPED_NLI, "alignscore": SHIPPED_NLI, "q2_qa": SHIPPED_QA,
+               "q2_nli": SHIPPED_NLI}
 
 
 def available(checkpoint: str) -> bool:
@@ -66,7 +67,7 @@ def nli_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["nli
     from tfc import scorers
     from tfc.text.chunking import chunk_many
 
-    s = scorers.get("nli", checkpoint=checkpoint, mode="document", **({"device": device} if device else {}))
+    s = scorers.get("nli", preset="as-published", checkpoint=checkpoint, mode="document", **({"device": device} if device else {}))
     s.load()
     eng = s.engine
     hyp, budgets, _ = eng.hyp_budget([generated], s.config.min_chunk_tokens)
@@ -87,7 +88,7 @@ def summac_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["
     from tfc import scorers
     from tfc.scorers.summac import _units
 
-    s = scorers.get("summac-zs", checkpoint=checkpoint, **({"device": device} if device else {}))
+    s = scorers.get("summac-zs", preset="as-published", checkpoint=checkpoint, **({"device": device} if device else {}))
     m = s.matrices([grounding], [generated], batch_size=8)[0]
     eng = s.engine
     cell = m[:, :, eng.i_ent] - m[:, :, eng.i_con]
@@ -110,7 +111,7 @@ def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOIN
     from tfc import scorers
     from tfc.scorers.alignscore_model import build_units
 
-    s = scorers.get("alignscore", checkpoint=checkpoint, chunk_words=chunk_words,
+    s = scorers.get("alignscore", preset="as-published", checkpoint=checkpoint, chunk_words=chunk_words,
                     **({"device": device} if device else {}))
     s.load()
     ctx, claims = build_units([grounding], [generated], split="chunk", chunk_words=chunk_words,
@@ -128,14 +129,14 @@ def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOIN
     return pairs, per, float(best.mean()), float(s.score([grounding], [generated], progress=False)[0])
 
 
-def q2_steps(grounding: str, generated: str, qa_checkpoint: str = CHECKPOINTS["q2_qa"],
+def q2_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["q2_qa"],
              nli_checkpoint: str = CHECKPOINTS["q2_nli"], device: str | None = None):
     """Q²: answer candidates of the generated text, a question per candidate, the answers on the generated
     text (validation) and on the grounding, their token F1, the NLI fallback and the sub-scores.
     Returns ``(per-question table, score recomputed from the table, scorer_score)``."""
     from tfc import scorers
 
-    s = scorers.get("q2", qa_checkpoint=qa_checkpoint, nli_checkpoint=nli_checkpoint,
+    s = scorers.get("q2", preset="as-published", checkpoint=checkpoint, nli_checkpoint=nli_checkpoint,
                     **({"device": device} if device else {}))
     t = s.explain([grounding], [generated])
     t = t.drop(columns=[c for c in ("example",) if c in t.columns])

@@ -1,0 +1,180 @@
+"""Move score caches to the signature their configuration has today: ``tfc cache migrate``.
+
+A cache directory is named by its scorer's signature, a hash of the whole configuration (every field but the
+runtime ones, plus the checkpoint's identity). When a configuration field is added, renamed or dropped, a cache
+written before sits under a signature that the same configuration no longer has, and the book would not find
+it. This module moves such caches without recomputing a score:
+
+1. each sidecar's ``config`` is read through :data:`SCHEMA`, the record of every change of a config's fields:
+   ``renamed`` (old key -> new key; both present must agree), ``dropped`` (old key -> the values it may have had
+   while meaning what the configuration means without it; any other value is refused) and ``absent`` (the value
+   a field had in the computation before it existed, for sidecars written before it);
+2. the scorer is rebuilt from that config (:func:`tfc.scorers.from_config`), and its signature computed;
+3. when it differs from the directory's, the parquet and the sidecar (its ``signature`` and ``config``
+   rewritten, the old signature kept in ``migrated_from``) move there, atomically per file; a sidecar's
+   ``derived_from`` signature is rewritten too.
+
+A target that already holds the same rows (same ``inputs_sha256`` and scores) makes the old copy a duplicate,
+which is removed; a target with other scores is a conflict: both stay, and it is reported (two caches claim one
+configuration; one of them was computed with a checkpoint whose identity has changed since). The migration is
+idempotent: a second run moves nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_QG_TEMPLATE = "answer: {answer}  context: {context}"
+_ROUGE_ABSENT = {"tokenizer": "rouge_score", "beta": 1.0, "normalize": "none"}
+_BLEU_ABSENT = {"effective_order": True, "reference_case": "keep", "normalize": "none"}
+_QGQA_RENAMED = {"qa_checkpoint": "checkpoint"}
+
+# scorer name -> the changes of its configuration's fields (see the module doc)
+SCHEMA: dict[str, dict[str, dict]] = {
+    "q2": {"renamed": _QGQA_RENAMED, "dropped": {"no_valid_score": (0.0,)},
+           "absent": {"qg_template": _QG_TEMPLATE, "qg_rules": "v1", "candidate_rule": "tfc"}},
+    "qags": {"renamed": _QGQA_RENAMED, "dropped": {"no_question_score": (0.0,)},
+             "absent": {"qg_template": _QG_TEMPLATE, "qg_rules": "v1", "nli_checkpoint": "tfc/nli-minilm",
+                        "nli_label_names": None}},
+    "summac-zs": {"absent": {"reduction": "cell", "generated_reduction": "mean", "calibration": None}},
+    "summac-conv": {"absent": {"reduction": "cell", "generated_reduction": "mean", "calibration": None}},
+    "nli": {"absent": {"head": "auto", "calibration": None}},
+    "wecheck": {"absent": {"head": "auto", "calibration": None}},
+    "alignscore": {"absent": {"calibration": None}},
+    "bertscore": {"absent": {"dtype": "float32"}},
+    **{n: {"absent": _ROUGE_ABSENT} for n in ("rouge1", "rouge2", "rougeL", "rougeL-coco", "rougeL-squad")},
+    **{n: {"absent": _BLEU_ABSENT} for n in ("bleu4", "bleu4-squad", "bleu-q2")},
+}
+
+
+class MigrationError(ValueError):
+    """A sidecar's configuration cannot be read through the schema."""
+
+
+def current_config(name: str, config: dict) -> dict:
+    """``config`` (a sidecar's) in today's schema of scorer ``name``."""
+    rules = SCHEMA.get(name, {})
+    cfg = dict(config)
+    for old, new in rules.get("renamed", {}).items():
+        if old in cfg:
+            value = cfg.pop(old)
+            if new in cfg and cfg[new] is not None and cfg[new] != value:
+                raise MigrationError(f"{name}: {old}={value!r} and {new}={cfg[new]!r} disagree")
+            cfg[new] = value
+    for old, allowed in rules.get("dropped", {}).items():
+        if old in cfg:
+            value = cfg.pop(old)
+            if value not in allowed:
+                raise MigrationError(f"{name}: {old}={value!r} has no meaning today (only {allowed} migrate)")
+    for key, value in rules.get("absent", {}).items():
+        cfg.setdefault(key, value)
+    return cfg
+
+
+def rebuilt(name: str, config: dict):
+    """The scorer a sidecar's config describes today."""
+    from tfc import scorers
+
+    return scorers.from_config(name, current_config(name, config))
+
+
+@dataclass
+class Report:
+    moved: list[dict] = field(default_factory=list)
+    duplicates: list[dict] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"moved": self.moved, "duplicates": self.duplicates, "conflicts": self.conflicts,
+                "unchanged": self.unchanged, "skipped": self.skipped}
+
+
+def _same_scores(a: Path, b: Path) -> bool:
+    x, y = pd.read_parquet(a), pd.read_parquet(b)
+    if len(x) != len(y):
+        return False
+    x, y = x.sort_values("id").reset_index(drop=True), y.sort_values("id").reset_index(drop=True)
+    return (x["id"].tolist() == y["id"].tolist() and x["input_sha"].tolist() == y["input_sha"].tolist()
+            and np.allclose(x["score"].to_numpy(float), y["score"].to_numpy(float), rtol=0, atol=0, equal_nan=True))
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1, default=str))
+    os.replace(tmp, path)
+
+
+def _plan(root: Path) -> list[tuple[Path, dict, str]]:
+    """Every sidecar under ``root`` with its content and the signature its configuration has today."""
+    out = []
+    for side in sorted(root.glob("*/*/*.json")):
+        meta = json.loads(side.read_text())
+        name = meta.get("scorer")
+        if not name or str(name).startswith("imported") or "config" not in meta:
+            continue
+        out.append((side, meta, rebuilt(name, meta["config"]).signature))
+    return out
+
+
+def migrate(root=None, dry_run: bool = False) -> Report:
+    """Move every cache under ``root`` (default: the score cache) to its configuration's signature."""
+    from tfc import config
+
+    root = Path(root or config.cache_dir())
+    rep = Report()
+    plan = _plan(root)
+    renames = {side.parts[-3]: new for side, _, new in plan}
+    for side, meta, new in plan:
+        old = side.parts[-3]
+        parquet = side.with_suffix(".parquet")
+        derived = (meta.get("derived_from") or {}).get("signature")
+        if new == old and renames.get(derived, derived) == derived:
+            rep.unchanged += 1
+            continue
+        if not parquet.is_file():
+            rep.skipped.append({"sidecar": str(side.relative_to(root)), "why": "no parquet beside it"})
+            continue
+        target = root / new / side.parts[-2] / side.name
+        entry = {"from": old, "to": new, "dataset": side.parts[-2], "split": side.stem}
+        if new != old and target.is_file():
+            (rep.duplicates if _same_scores(parquet, target.with_suffix(".parquet")) else rep.conflicts).append(entry)
+            if not dry_run and entry in rep.duplicates:
+                parquet.unlink()
+                side.unlink()
+            continue
+        rep.moved.append(entry)
+        if not dry_run:
+            _move(side, meta, target, new, renames)
+    if not dry_run:
+        for d in sorted(root.glob("*/*"), reverse=True):       # folders left empty
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+        for d in sorted(root.glob("*")):
+            if d.is_dir() and not any(d.iterdir()):
+                d.rmdir()
+    return rep
+
+
+def _move(side: Path, meta: dict, target: Path, new: str, renames: dict) -> None:
+    """Write the sidecar under its new signature (config in today's schema), then move the parquet."""
+    old = side.parts[-3]
+    scorer = rebuilt(meta["scorer"], meta["config"])
+    meta = dict(meta)
+    meta["config"] = json.loads(json.dumps(scorer.config.to_dict(), default=str))
+    if new != old:
+        meta["signature"] = new
+        meta.setdefault("migrated_from", old)
+    if meta.get("derived_from", {}).get("signature") in renames:
+        meta["derived_from"] = {**meta["derived_from"], "signature": renames[meta["derived_from"]["signature"]]}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(side.with_suffix(".parquet"), target.with_suffix(".parquet"))
+    _write_json(target, meta)
+    if target != side:
+        side.unlink()
