@@ -48,7 +48,7 @@ def test_missing_checkpoint_names_how_to_rebuild_it_and_what_ships(tmp_path, mon
     (tmp_path / "records" / "foo").mkdir(parents=True)
     (tmp_path / "records" / "foo" / "identity.json").write_text(json.dumps(
         {"identity": "sha256:abc123abc123", "note": "identity of ...; retrain it with `tfc train foo`"}))
-    with pytest.raises(models.CheckpointNotFoundError, match=r"retrain it with `tfc train foo`.*Shipped .*tfc/sent-minilm-v2"):
+    with pytest.raises(models.CheckpointNotFoundError, match=r"retrain it with `tfc train foo`.*Shipped .*tfc/sent-minilm-v8-int8"):
         models.resolve("tfc/foo")
     with pytest.raises(models.CheckpointNotFoundError, match="train it with `tfc train`"):
         models.resolve("tfc/bar")              # no record either
