@@ -60,9 +60,9 @@ def test_pack_materialize_load_and_scores(tiny_ckpt, tmp_path):
     model = AutoModelForSequenceClassification.from_pretrained(target)   # an ordinary HF model
     assert model.config.id2label[0] == "entailment" and (target / R.HEADS_FILE).is_file()
     # the dequantised model reproduces the recorded probabilities exactly, and stays close to the source
-    probs = R._check_probs(target)
+    probs = R.check_outputs(target)
     np.testing.assert_allclose(probs, meta["check_probs"], atol=1e-5)
-    np.testing.assert_allclose(probs, R._check_probs(tiny_ckpt), atol=0.02)
+    np.testing.assert_allclose(probs, R.check_outputs(tiny_ckpt), atol=0.02)
     # deterministic: materialising again gives the same identity
     from tfc import models
 
@@ -100,15 +100,72 @@ def test_oversize_release_is_refused(tiny_ckpt, tmp_path, monkeypatch):
     assert not (tmp_path / "rel" / "tiny").exists()
 
 
-def test_shipped_releases_verify_and_reproduce_their_recorded_scores(tmp_path):
-    """Every release committed under results/release: manifest, size limit, at most 2, and the
-    dequantised model's probabilities on the recorded pairs equal the recorded ones."""
+def test_shipped_releases_verify_and_reproduce_their_recorded_outputs(tmp_path):
+    """Every release committed under results/release: manifest and size limit; a model release dequantised
+    (its shared tensors restored from its base) reproduces the outputs recorded on the check pairs (class
+    probabilities, or a QA reader's span scores)."""
+    from tfc.models import resolve
+
     root = R.release_root()
     folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    assert len(folders) <= 2
+    assert folders
     for f in folders:
         R.verify(f)
         assert sum(x.stat().st_size for x in f.iterdir()) <= R.MAX_BYTES
         meta = json.loads((f / R.META).read_text())
-        target = R.materialize(f.name, target=tmp_path / f.name, folder=f)
-        np.testing.assert_allclose(R._check_probs(target), meta["check_probs"], atol=1e-5)
+        if meta["scheme"] == "files":
+            assert not (f / R.WEIGHTS).exists() and meta["bytes"] < 1_000_000
+            continue
+        target = R.materialize(f.name, target=tmp_path / f.name, folder=f, resolver=resolve)
+        want = meta["check_outputs"] if "check_outputs" in meta else meta["check_probs"]
+        np.testing.assert_allclose(R.check_outputs(target), want, atol=1e-5)
+
+
+def test_shared_tensors_leave_the_release_and_come_back_from_the_base(tiny_ckpt, tmp_path):
+    """A model trained with frozen word embeddings ships without them: packed with share_with, the release drops
+    the tensor equal to the base's, and materialising restores it bit for bit (a base with another tensor is
+    refused)."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+    from transformers import BertForSequenceClassification
+
+    base = tmp_path / "base"
+    shutil.copytree(tiny_ckpt, base)
+    child = tmp_path / "child"
+    shutil.copytree(tiny_ckpt, child)
+    state = load_file(str(child / "model.safetensors"))
+    for k in state:
+        if "word_embeddings" not in k and state[k].is_floating_point():
+            state[k] = state[k] + 0.01            # fine-tuned everywhere but the (frozen) word embeddings
+    save_file(state, str(child / "model.safetensors"), metadata={"format": "pt"})
+    full = R.pack(child, "full", out_root=tmp_path / "rel")
+    lean = R.pack(child, "lean", out_root=tmp_path / "rel", share_with=str(base))
+    meta = json.loads((lean / R.META).read_text())
+    key = "bert.embeddings.word_embeddings.weight"
+    assert list(meta["shared"]) == [key] and meta["shared"][key]["base"] == str(base)
+    assert (lean / R.WEIGHTS).stat().st_size < (full / R.WEIGHTS).stat().st_size
+    # the shared matrix is exact (not int8), so the outputs move within the quantisation error only
+    np.testing.assert_allclose(meta["check_probs"], json.loads((full / R.META).read_text())["check_probs"], atol=1e-3)
+    target = R.materialize("lean", target=tmp_path / "inst", root=tmp_path / "rel")
+    got = load_file(str(target / "model.safetensors"))
+    assert torch.equal(got[key], load_file(str(base / "model.safetensors"))[key])
+    BertForSequenceClassification.from_pretrained(target)
+    moved = load_file(str(base / "model.safetensors"))
+    moved[key] = moved[key] + 1.0
+    save_file(moved, str(base / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(R.ReleaseError, match="does not hold the tensor"):
+        R.materialize("lean", target=tmp_path / "inst2", root=tmp_path / "rel")
+    with pytest.raises(R.ReleaseError, match="nothing to share"):
+        R.pack(child, "none", out_root=tmp_path / "rel", share_with=str(base))
+
+
+def test_a_qa_reader_release_records_its_best_spans(tmp_path):
+    from tfc.train.qa import make_tiny_qa
+
+    ckpt = make_tiny_qa(tmp_path / "qa")
+    out = R.pack(ckpt, "reader", out_root=tmp_path / "rel")
+    meta = json.loads((out / R.META).read_text())
+    assert R.is_reader(ckpt) and "check_probs" not in meta and len(meta["check_outputs"]) == len(R.CHECK_PAIRS)
+    target = R.materialize("reader", target=tmp_path / "inst", root=tmp_path / "rel")
+    assert R.check_outputs(target) == meta["check_outputs"]

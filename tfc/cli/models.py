@@ -29,7 +29,10 @@ def release_group():
 @release_group.command("pack")
 @click.argument("checkpoint")
 @click.option("--name", default=None, help="release name (default: the checkpoint's name)")
-def release_pack(checkpoint, name):
+@click.option("--share-with", default=None,
+              help="leave out the tensors equal to this base's ('minilm', or a shipped tfc/<name>), e.g. word "
+                   "embeddings kept frozen in training; they are read from the base when the release is installed")
+def release_pack(checkpoint, name, share_with):
     """Quantise CHECKPOINT (a directory or tfc/<name>) into results/release/<name>."""
     from pathlib import Path
 
@@ -38,7 +41,7 @@ def release_pack(checkpoint, name):
 
     path = Path(models.resolve(checkpoint))
     name = name or (checkpoint[4:] if checkpoint.startswith("tfc/") else path.name)
-    out = release.pack(path, name)
+    out = release.pack(path, name, share_with=share_with, resolver=models.resolve)
     size = sum(f.stat().st_size for f in out.iterdir())
     click.echo(f"{out}: {size / 1e6:.1f} MB")
 
@@ -60,10 +63,11 @@ def release_verify(name):
 @click.argument("name")
 def release_install(name):
     """Verify and dequantise release NAME into the artifacts directory (done on first use anyway)."""
+    from tfc import models
     from tfc.models import release
 
     try:
-        click.echo(str(release.materialize(name)))
+        click.echo(str(release.materialize(name, resolver=models.resolve)))
     except release.ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
 

@@ -66,8 +66,12 @@ def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, labe
               help="evaluate on XQuAD-English (1,190 human-written questions; a dev set, never trained on)")
 @click.option("--dtype", type=click.Choice(["fp32", "bf16"]), default="fp32", show_default=True,
               help="bf16: autocast, fast where the CPU has native bf16 (avx512_bf16/AMX) or on a GPU")
+@click.option("--freeze", multiple=True, default=(),
+              help="keep parameters whose name contains this at the base's values (repeatable), e.g. "
+                   "embeddings.word_embeddings: the release then shares that matrix with the installed base")
 def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, doc_stride,
-           long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev, dtype):
+           long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev, dtype,
+           freeze=()):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
     from tfc.train.qa import QATrainConfig, build_qa_set, train_qa, xquad_frame
 
@@ -79,7 +83,7 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
     cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
                         max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads,
                         doc_stride=doc_stride, eval_every=eval_every, checkpoint_every=checkpoint_every, init=init,
-                        dtype=dtype)
+                        dtype=dtype, freeze=tuple(freeze))
     dev = xquad_frame() if xquad_dev else None
     s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False, dev=dev)
     click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "
@@ -157,8 +161,55 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
                        log=click.echo)
 
 
-train.add_command(qa_cmd)       # tfc/qa-minilm, issue 9
-train.add_command(wecheck_cmd)  # WeCheck, issue 8
+@click.command("readings")
+@click.argument("checkpoint")
+@click.option("--rows", type=int, default=None, help="rows per dev set (default tfc.runs.readings.ROWS)")
+@click.option("--record/--no-record", default=True, show_default=True,
+              help="write results/models/<name>/readings_dev.json (the defaults' evidence)")
+def readings_cmd(checkpoint, rows, record):
+    """Score every reading of nli, summac-zs and alignscore with CHECKPOINT on the training-side dev sets
+    (dialogue, paragraph and long groundings) and choose each scorer's default reading."""
+    from tfc.runs import readings as R
+
+    res = R.run(checkpoint, **({"n": rows} if rows else {}))
+    click.echo(R.wide(res).round(1).to_string(index=False))
+    click.echo(json.dumps(res["chosen"]))
+    if record:
+        R.record(res)
+
+
+@click.command("ensemble-reference")
+@click.option("--members", default="q2,nli,summac-zs", show_default=True, help="comma-separated registry names")
+@click.option("--rows", type=int, default=150, show_default=True, help="rows per training-side dev set")
+@click.option("--name", default="ensemble-reference", show_default=True, help="release folder under results/release")
+def ensemble_reference_cmd(members, rows, name):
+    """Fit the ensemble's fixed normalisation: each member's (default configuration) scores on a sample of the
+    training-side dev sets of tfc.runs.readings, shipped as results/release/<name>."""
+    from tfc.runs import readings as R
+    from tfc.scorers.ensemble import fit_reference
+
+    out = fit_reference([m.strip() for m in members.split(",") if m.strip()], R.dev_frames(rows), name)
+    click.echo(json.dumps({"rows": out["rows"], "members": {k: v["name"] for k, v in out["members"].items()}}))
+
+
+@click.command("calibration")
+@click.argument("scorer")
+@click.option("--name", required=True, help="the map's release name (results/release/<name>)")
+def calibration_cmd(scorer, name):
+    """Fit SCORER's default (raw) calibration map on training-side dev pairs, ship it as results/release/<name>,
+    and record its ECE before and after on the dev sets and on TRUE's sets (measured there, never fitted)."""
+    from tfc.runs import calibrate
+
+    rec = calibrate.run(scorer, name)
+    calibrate.record(rec)
+    click.echo(json.dumps({k: rec[k] for k in ("map", "fit", "dev", "isotonic_dev_ece")}, indent=1, default=float))
+
+
+train.add_command(qa_cmd)       # the extractive QA reader of QAGS and Q²
+train.add_command(wecheck_cmd)  # WeCheck
+train.add_command(readings_cmd)
+train.add_command(ensemble_reference_cmd)
+train.add_command(calibration_cmd)
 
 # the in-house checkpoints' commands (light: click only at import)
 from tfc.cli.train_inhouse import register as _register_inhouse  # noqa: E402

@@ -186,7 +186,7 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
 @click.option("--threads", type=int, default=1, show_default=True, help="torch CPU threads")
 @click.option("--batch-size", type=int, default=None)
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="a scorer field over the run defaults, e.g. qa_checkpoint=tfc/qa-minilm-s400 or qg_rules=v1")
+              help="a scorer field over the run defaults, e.g. checkpoint=tfc/qa-minilm-s400 or qg_rules=v1")
 @click.option("--third-run", is_flag=True,
               help="Q²'s third run: tfc/qa-minilm-v4 with the options its dev sweep chose (tfc.runs.qgqa.third_run); "
                    "--set still applies over it")
@@ -250,7 +250,7 @@ def q2_sweep_cmd(what, threads):
 
 
 # the in-house checkpoints `tfc train reproduce` retrains from their committed records, in this order
-REPRODUCED = ("nli-minilm", "alignscore-minilm", "qa-minilm")
+from tfc.train import REPRODUCED  # noqa: E402
 
 
 def _recorded_qa_args(device: str | None, threads: int | None) -> dict:
@@ -267,14 +267,8 @@ def _recorded_qa_args(device: str | None, threads: int | None) -> dict:
                 doc_stride=c.get("doc_stride"), long_frac=d.get("long_frac", 0.25), eval_every=c.get("eval_every", 0),
                 checkpoint_every=c.get("checkpoint_every", 0), init=c.get("init"), lr=c["lr"], seed=c["seed"],
                 threads=threads or c.get("num_threads"), device=device or config.default_device(),
-                name="qa-minilm", out=None, xquad_dev=True, dtype=rec.get("engine_config", {}).get("dtype", "fp32"))
-
-
-def predates_engine(record: dict) -> bool:
-    """True for a committed training record written before the one training engine (2026-11-24: pre-tokenised
-    data, length-bucketed batches), which every later record names in ``engine_config``. Such a recipe meets
-    other batches today, so retraining it does not give the committed weights back."""
-    return bool(record) and "engine_config" not in record
+                name="qa-minilm", out=None, xquad_dev=True, dtype=rec.get("engine_config", {}).get("dtype", "fp32"),
+                freeze=tuple(c.get("freeze") or ()))
 
 
 def _retrain(ctx, name: str, device: str | None, threads: int | None) -> None:
@@ -299,10 +293,6 @@ def _retrain(ctx, name: str, device: str | None, threads: int | None) -> None:
         cfg, steps, c = {}, None, {}
     cmd = {"nli-minilm": nli_cmd, "alignscore-minilm": alignscore_cmd}[name]
     click.echo(f"[reproduce] training tfc/{name} ({steps or 'default'} steps)")
-    if predates_engine(cfg):
-        click.echo(f"[reproduce] note: tfc/{name}'s record predates the one training engine (it has no "
-                   "engine_config): its training data rebuild exactly, but the batches differ, so the retrained "
-                   "weights and scores differ from the committed ones (the README measures how far)")
     ctx.invoke(cmd, base=c.get("base", "minilm"), max_minutes=None, max_steps=steps or c.get("max_steps"),
                batch_size=c.get("batch_size"), grad_accum=c.get("grad_accum"), max_length=c.get("max_length"),
                lr=c.get("lr"), device=device, seed=c.get("seed"), threads=threads or c.get("num_threads"),
@@ -323,8 +313,7 @@ def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
     records, write their records (results/models/), and rescore every plan of `tfc train score-inhouse` into
     the cache. A retrained checkpoint has a new identity, so its scores land under new signatures beside the
     committed ones (the book's full mode computes the chapters' scores for it, Q² and QAGS included).
-    `--only qa-minilm` installs the scorers' default reader alone; its rebuild gives the committed scores.
-    tfc/nli-minilm and tfc/alignscore-minilm predate the one training engine, so theirs differ (it says so)."""
+    `--only qa-minilm` retrains the QA reader alone."""
     from tfc.runs import inhouse
 
     if skip_training and skip_scoring:

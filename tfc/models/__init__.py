@@ -73,7 +73,7 @@ def resolve(checkpoint: str) -> str:
             from tfc.models import release
 
             if release.available(checkpoint[4:]):  # shipped weights: verify, dequantise, install once
-                return str(release.materialize(checkpoint[4:]))
+                return str(release.materialize(checkpoint[4:], resolver=resolve))
             raise CheckpointNotFoundError(_missing_message(checkpoint, p))
         return str(p)
     p = Path(checkpoint).expanduser()

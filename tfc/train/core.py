@@ -90,6 +90,51 @@ def resolve_base(base: str) -> str:
     return str(path)
 
 
+def portable_name(base) -> str:
+    """How a record names a base or a path, the same on every machine (never a build machine's path): an alias
+    (``minilm``), a hub id or a relative path stays; under the artifacts dir a checkpoint folder is ``tfc/<name>``
+    and anything else ``artifacts/<path>``; inside an installed package, ``<package>/<path>``; inside the
+    repository, its relative path; another folder holding an alias base's own ``config.json`` (a GPU bundle's copy
+    of MiniLM) is that alias; any other path is its last name."""
+    p = Path(str(base))
+    if not p.is_absolute():
+        return str(base)
+    p, art = p.resolve(), config.artifacts_dir().resolve()
+    if p.is_relative_to(art) and p != art:
+        rel = p.relative_to(art)
+        return ("tfc/" if len(rel.parts) == 1 and p.is_dir() else "artifacts/") + rel.as_posix()
+    for marker in ("site-packages", "dist-packages"):
+        if marker in p.parts:
+            return "/".join(p.parts[len(p.parts) - p.parts[::-1].index(marker):])
+    if p.is_relative_to(config.REPO_ROOT) and p != config.REPO_ROOT:
+        return p.relative_to(config.REPO_ROOT).as_posix()
+    return _alias_of(p) or p.name
+
+
+def portable_config(cfg: dict) -> dict:
+    """A run's configuration as its record keeps it: the paths it names (``base``, ``init``, ``dev_from``) as
+    :func:`portable_name` gives them."""
+    return cfg | {k: portable_name(cfg[k]) for k in ("base", "init", "dev_from") if cfg.get(k)}
+
+
+def _alias_of(folder: Path) -> str | None:
+    """The alias whose base folder has the same ``config.json`` as ``folder`` (None when none does)."""
+    try:
+        mine = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    for alias, pkg in BASE_ALIASES.items():
+        if alias != next(a for a, p in BASE_ALIASES.items() if p == pkg):
+            continue                                  # one alias per package: its first (short) name
+        try:
+            theirs = json.loads((Path(resolve_base(alias)) / "config.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if theirs == mine:
+            return alias
+    return None
+
+
 # --------------------------------------------------------------------------------------------------
 # configuration
 
@@ -124,6 +169,8 @@ class TrainConfig:
     init: str | None = None        # continue from a trained tfc checkpoint (dir or tfc/<name>) instead of `base`
     dev_from: str | None = None    # a saved mix (parquet): its dev rows (same eval_rows, seed) are this run's dev
                                    # set and are kept out of training (a continued run keeps its parent's dev set)
+    freeze: tuple[str, ...] = ()   # parameters kept at their starting values: names containing any of these, e.g.
+                                   # "embeddings.word_embeddings" (a release then shares that tensor with its base)
 
     def total_steps(self, n_train_rows: int) -> int:
         if self.epochs is None:
@@ -635,7 +682,23 @@ def _setup(cfg, device, objective):
     torch.manual_seed(cfg.seed)
     model, tok = objective.build(cfg)
     model.to(device).train()
+    freeze_parameters(model, cfg.freeze)
     return model, tok
+
+
+def freeze_parameters(model, patterns) -> list[str]:
+    """Turn off the gradient of every parameter whose name contains one of ``patterns``; returns their names.
+    A pattern that matches nothing is an error (a misspelt name would otherwise train everything)."""
+    names = []
+    for pattern in patterns:
+        hit = [n for n, p in model.named_parameters() if pattern in n]
+        if not hit:
+            raise ValueError(f"freeze pattern {pattern!r} matches no parameter of {type(model).__name__}")
+        names.extend(hit)
+    for n, p in model.named_parameters():
+        if n in names:
+            p.requires_grad_(False)
+    return sorted(set(names))
 
 
 def _optimizer(cfg, model, steps: int):
@@ -645,9 +708,9 @@ def _optimizer(cfg, model, steps: int):
 
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(s in n for s in no_decay)],
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and not any(s in n for s in no_decay)],
          "weight_decay": cfg.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(s in n for s in no_decay)],
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and any(s in n for s in no_decay)],
          "weight_decay": 0.0},
     ]
     opt = torch.optim.AdamW(groups, lr=cfg.lr)
@@ -790,9 +853,9 @@ def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report
 
     return {
         "name": f"tfc/{cfg.name}",
-        "base_model": cfg.base,
-        "base_model_path": resolve_base(cfg.base),
-        "config": asdict(cfg) | {"tasks": list(cfg.tasks)},
+        "base_model": portable_name(cfg.base),
+        "base_model_path": portable_name(resolve_base(cfg.base)),
+        "config": portable_config(asdict(cfg) | {"tasks": list(cfg.tasks)}),
         "objective": objective.kind,
         "loss": objective.loss_doc,
         "id2label": {str(k): v for k, v in ID2LABEL.items()} if objective.kind == "pairs" else None,

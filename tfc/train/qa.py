@@ -306,6 +306,7 @@ class QATrainConfig:
     checkpoint_every: int = 0      # steps between resumable state writes (0 = none)
     init: str | None = None        # start from a trained checkpoint's encoder (dir or tfc/<name>) instead of `base`
     dtype: str = "fp32"            # "bf16": autocast (fp32 weights), fast only where the CPU or GPU has native bf16
+    freeze: tuple[str, ...] = ()   # parameter-name parts kept at the base's values (tfc.train.core.freeze_parameters)
 
     @property
     def stride(self) -> int:
@@ -513,7 +514,7 @@ def engine_config(cfg: QATrainConfig):
                        max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device, num_threads=cfg.num_threads,
                        grad_clip=cfg.grad_clip, log_every=cfg.log_every, length_pool=cfg.length_pool,
                        loss_weights={}, eval_rows=0, dtype=cfg.dtype, eval_every=cfg.eval_every,
-                       checkpoint_every=cfg.checkpoint_every, init=cfg.init)
+                       checkpoint_every=cfg.checkpoint_every, init=cfg.init, freeze=tuple(cfg.freeze))
 
 
 def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
@@ -541,7 +542,8 @@ def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: 
     summary = dict(res.summary)
     summary.update({
         "task": "extractive QA with no-answer ([CLS] = position 0)",
-        "config": asdict(cfg), "engine_config": res.summary["config"], "data": data_report or {},
+        "config": core.portable_config(asdict(cfg)), "engine_config": res.summary["config"],
+        "data": data_report or {},
         "train_rows": int(len(train_df)), "train_rows_answer_truncated": obj.lost,
         "last_loss_mean20": float(np.mean(res.losses[-20:])) if res.losses else None,
         "heldout_eval": ev, "dev_eval_human": dev_ev,

@@ -4,7 +4,8 @@ tokens in fp32 (bf16 autocast is emulated, and slower, on a CPU without native b
 
 Two runs make the shipped model: ``tfc/sent-minilm`` (v1: 2100 steps on mix v1 from MiniLM) and
 ``tfc/sent-minilm-v2`` (continued from v1 on mix v2, which adds identical-sentence and compression
-positives; ``init`` and ``dev_from`` of :class:`tfc.train.core.TrainConfig`). The README lists the commands.
+positives; ``init`` and ``dev_from`` of :class:`tfc.train.core.TrainConfig`). The book's retraining page
+(``book/retraining.md``, generated from the records by ``tfc book recipes``) lists the commands.
 
 It is meant to be read SummaC-ZS style (sentence pairs, P(entail) - P(contradict), max over grounding
 sentences, mean over generated sentences): see the ``summac-zs`` scorer. The 3-way head loads as an

@@ -185,7 +185,7 @@ def add_own_signals(pool: pd.DataFrame, progress: bool = False, batch_size: int 
     for col, (name, kw) in OWN_SCORERS.items():
         if col not in columns:
             continue
-        scorer = scorers.get(name, **kw)
+        scorer = scorers.get(name, preset="as-published", **kw)
         vals = pd.Series(np.nan, index=out.index)
         for ds, g in out.groupby("dataset", sort=False):
             cache = ScoreCache(scorer.signature, ds, "train")
@@ -280,6 +280,7 @@ class WeCheckConfig:
     num_threads: int | None = None
     max_minutes: float | None = None
     save_dtype: str = "fp32"
+    freeze: tuple[str, ...] = ()        # parameter-name parts kept at the base's values (tfc.train.core.freeze_parameters)
     # fields read by tfc.train.core.write_model_card
     grad_accum: int = 1
     loss_weights: dict = field(default_factory=lambda: {"bce_p_entailment": 1.0})
@@ -402,7 +403,7 @@ def engine_config(cfg: WeCheckConfig, base_path: str):
         grad_accum=cfg.grad_accum, lr=cfg.lr, weight_decay=cfg.weight_decay, warmup_ratio=cfg.warmup_ratio,
         epochs=cfg.epochs, max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device,
         loss_weights={"3way": 1.0, "soft": 1.0}, eval_rows=0, grad_clip=cfg.grad_clip, log_every=10,
-        num_threads=cfg.num_threads, save_dtype=cfg.save_dtype, length_pool=8, dtype="fp32")
+        num_threads=cfg.num_threads, save_dtype=cfg.save_dtype, length_pool=8, dtype="fp32", freeze=tuple(cfg.freeze))
 
 
 def _train(cfg, pool, leak_report, out_dir, progress, keep_model):
@@ -534,8 +535,8 @@ def scorer_for(checkpoint: str):
     from tfc import scorers
 
     if checkpoint == "tfc/nli-minilm":
-        return scorers.get("nli", checkpoint=checkpoint, mode="document")
-    return scorers.get("wecheck", checkpoint=checkpoint)
+        return scorers.get("nli", preset="as-published", checkpoint=checkpoint, mode="document")
+    return scorers.get("wecheck", preset="as-published", checkpoint=checkpoint)
 
 
 def _score_subset(checkpoint: str, dataset: str, sample, seed, subset) -> dict:
@@ -606,8 +607,8 @@ def inference_timing(checkpoint: str = "tfc/wecheck-minilm", n: int = 48, seed: 
     from tfc import scorers
 
     rows = []
-    runs = {"wecheck": scorers.get("wecheck", checkpoint=checkpoint),
-            "summac_zs": scorers.get("summac-zs", checkpoint="tfc/nli-minilm")}
+    runs = {"wecheck": scorers.get("wecheck", preset="as-published", checkpoint=checkpoint),
+            "summac_zs": scorers.get("summac-zs", preset="as-published", checkpoint="tfc/nli-minilm")}
     for sc in runs.values():
         sc.load()
     for ds in datasets:

@@ -1,0 +1,151 @@
+"""The reading of each alignment-family scorer's default, chosen on training-side dev data with long groundings.
+
+A shipped sentence-level model can be read several ways: the ``nli`` scorer reads the whole grounding (in
+chunks that fit the model) or sentence by sentence; ``summac-zs`` reads grounding sentences (or sentences and
+adjacent pairs) and reduces P(e) - P(c) or P(e); ``alignscore`` reads chunks of 350 words (as published), or
+shorter ones. A model trained on 128-token sentence pairs need not carry over to 350-word chunks, so the
+choice is measured, per scorer, on dev sets whose groundings range from one dialogue turn to a few hundred
+words:
+
+* ``begin_test`` and ``dialfact_test``: knowledge-grounded dialogue (BEGIN v1's test split; DialFact's test
+  sample), through the leakage filter (:mod:`tfc.runs.aggregation`);
+* ``loo_anli``: leave-one-sentence-out pairs on ANLI's paragraph premises (about 60 words);
+* ``loo_long``: the same pairs with the passage set among other premises (``distractors`` of them, shuffled):
+  about 250 words of evidence, of which the claim's support is one paragraph.
+
+Never an evaluation set: the leakage filter runs on every source, and no TRUE or SummaC row is read. Each
+reading is an ordinary scorer configuration, scored by the scorer itself. :func:`choose` picks, per scorer,
+the reading with the best mean dev AUC; the as-published reading stays unless another gains more than
+:data:`MARGIN` AUC points. The result is recorded under the model's record (``readings_dev.json``) and the
+registry's ``DEFAULTS`` must agree with it (``tests/test_defaults.py``).
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+# scorer -> reading name -> overrides on the as-published configuration (the first reading of each scorer
+# is its as-published one)
+READINGS: dict[str, dict[str, dict]] = {
+    "nli": {
+        "document": {"mode": "document"},
+        "sentence, mean": {"mode": "sentence"},
+        "sentence, min": {"mode": "sentence", "aggregation": "min"},
+        "document, chunks of 128 tokens": {"mode": "document", "max_length": 128},
+        "sentence, chunks of 128 tokens": {"mode": "sentence", "max_length": 128},
+    },
+    "summac-zs": {
+        "sentence, max(e-c), mean": {},
+        "sentence, max e, mean": {"score_type": "e"},
+        "window12, max(e-c), mean": {"grounding_granularity": "window12"},
+        "window12, max e, mean": {"grounding_granularity": "window12", "score_type": "e"},
+    },
+    "alignscore": {
+        "chunks of 350 words": {"split": "chunk", "chunk_words": 350},
+        "chunks of 100 words": {"split": "chunk", "chunk_words": 100},
+        "chunks of 50 words": {"split": "chunk", "chunk_words": 50},
+        "sentences": {"split": "smart-n"},
+    },
+}
+DEV_SETS = ("begin_test", "dialfact_test", "loo_anli", "loo_long")
+ROWS = 600              # per dev set, stratified by label
+SEED = 1                # not the aggregation sweep's seed 0: another draw of the same sources
+DISTRACTORS = 3         # other premises around a loo_long passage
+MARGIN = 0.5            # AUC points: a reading replaces the as-published one only for a larger mean gain
+RECORD = "readings_dev.json"
+
+
+def long_loo_dev(n: int = ROWS, seed: int = SEED, distractors: int = DISTRACTORS) -> pd.DataFrame:
+    """``loo_anli`` pairs whose passage sits among ``distractors`` other premises (seeded, shuffled)."""
+    from tfc.runs.aggregation import loo_dev
+
+    df = loo_dev(n, seed).reset_index(drop=True)
+    pool = sorted(pd.unique(df["grounding"]))
+    rng = np.random.default_rng(seed)
+    long = []
+    for g in df["grounding"]:
+        others = [p for p in rng.choice(len(pool), size=distractors + 1, replace=False) if pool[p] != g][:distractors]
+        parts = [g] + [pool[p] for p in others]
+        order = rng.permutation(len(parts))
+        long.append(" ".join(parts[i] for i in order))
+    return df.assign(grounding=long)
+
+
+def dev_frames(n: int = ROWS, seed: int = SEED) -> dict[str, pd.DataFrame]:
+    from tfc.runs import aggregation as A
+
+    return {"begin_test": A.begin_dev(n, seed), "dialfact_test": A.dialfact_dev(n, seed),
+            "loo_anli": A.loo_dev(n, seed), "loo_long": long_loo_dev(n, seed)}
+
+
+def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], scorers=tuple(READINGS), batch_size: int = 32,
+          progress: bool = False) -> pd.DataFrame:
+    """ROC AUC (points) and seconds of every reading of ``scorers`` on every dev frame."""
+    import time
+
+    from tfc import scorers as S
+    from tfc.meta import roc_auc
+
+    rows = []
+    for name in scorers:
+        for reading, overrides in READINGS[name].items():
+            sc = S.get(name, preset="as-published", checkpoint=checkpoint, **overrides)
+            for dev, df in frames.items():
+                t0 = time.perf_counter()
+                s = sc.score(df["grounding"].tolist(), df["generated"].tolist(), batch_size=batch_size,
+                             progress=progress)
+                rows.append({"scorer": name, "reading": reading, "dev set": dev, "rows": len(df),
+                             "positives": int(df["label"].sum()), "auc": 100 * roc_auc(df["label"].to_numpy(), s),
+                             "seconds": round(time.perf_counter() - t0, 2)})
+    return pd.DataFrame(rows)
+
+
+def choose(table: pd.DataFrame, margin: float = MARGIN) -> dict[str, str]:
+    """Per scorer, the reading with the best mean dev AUC; the as-published (first) reading stays unless the best
+    is more than ``margin`` points above it."""
+    out = {}
+    for name, g in table.groupby("scorer", sort=False):
+        mean = g.groupby("reading", sort=False)["auc"].mean()
+        first = next(iter(READINGS[name]))
+        best = str(mean.idxmax())
+        out[name] = best if mean[best] > mean[first] + margin else first
+    return out
+
+
+def run(checkpoint: str, n: int = ROWS, seed: int = SEED, progress: bool = False) -> dict:
+    """Sweep, choose and return the record (see :func:`record`)."""
+    from tfc.runs.aggregation import frame_digest
+
+    frames = dev_frames(n, seed)
+    table = sweep(checkpoint, frames, progress=progress)
+    chosen = choose(table)
+    return {"checkpoint": checkpoint, "rows_per_set": n, "seed": seed, "margin": MARGIN,
+            "dev_sets": {k: {"rows": len(v), "positives": int(v["label"].sum()), "digest": frame_digest(v),
+                             "median_grounding_words": float(v["grounding"].str.split().str.len().median())}
+                         for k, v in frames.items()},
+            "chosen": chosen, "chosen_overrides": {k: READINGS[k][v] for k, v in chosen.items()},
+            "table": table.to_dict(orient="records"),
+            "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def record(result: dict) -> None:
+    from tfc.runs import write_record
+
+    write_record(result["checkpoint"], RECORD, result)
+
+
+def recorded(checkpoint: str) -> dict | None:
+    from tfc.runs import read_record
+
+    return read_record(checkpoint, RECORD)
+
+
+
+def wide(result: dict) -> pd.DataFrame:
+    """The sweep as one row per (scorer, reading): AUC per dev set and the mean."""
+    t = pd.DataFrame(result["table"])
+    w = t.pivot_table(index=["scorer", "reading"], columns="dev set", values="auc", sort=False)
+    w["mean"] = w.mean(axis=1)
+    return w.reset_index()
