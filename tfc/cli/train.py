@@ -192,6 +192,18 @@ def ensemble_reference_cmd(members, rows, name):
     click.echo(json.dumps({"rows": out["rows"], "members": {k: v["name"] for k, v in out["members"].items()}}))
 
 
+@click.command("conv-release")
+@click.option("--checkpoint", default=None, help="the sentence model (default: the shipped one)")
+@click.option("--name", default="summac-conv-minilm", show_default=True, help="release folder under results/release")
+def conv_release_cmd(checkpoint, name):
+    """Fit SummaC-Conv's convolution on training-side dev pairs at the reading chosen for SummaC-ZS, measure it on
+    held-out dev pairs, and ship it as results/release/<name> with its record."""
+    from tfc.runs import conv
+
+    meta = conv.run(checkpoint, name)
+    click.echo(json.dumps({k: meta[k] for k in ("n_examples", "train_auc", "dev_auc")}, indent=1))
+
+
 @click.command("calibration")
 @click.argument("scorer")
 @click.option("--name", required=True, help="the map's release name (results/release/<name>)")
@@ -210,6 +222,7 @@ train.add_command(wecheck_cmd)  # WeCheck
 train.add_command(readings_cmd)
 train.add_command(ensemble_reference_cmd)
 train.add_command(calibration_cmd)
+train.add_command(conv_release_cmd)
 
 # the in-house checkpoints' commands (light: click only at import)
 from tfc.cli.train_inhouse import register as _register_inhouse  # noqa: E402

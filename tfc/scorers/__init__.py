@@ -60,11 +60,13 @@ DEFAULTS: dict[str, dict] = {
     # the readings chosen by tfc.runs.readings on dev sets with groundings from one turn to ~250 words
     # (results/models/sent-minilm-v8-int8/readings_dev.json; tests/test_defaults.py holds the two together)
     # Calibration maps (tfc.runs.calibrate) where they lower the dev ECE: not SummaC-Conv's, whose sigmoid output
-    # is already fitted with a cross-entropy on training-side pairs (results/models/calibration-*/).
+    # is already fitted with a cross-entropy on training-side pairs (results/models/calibration-*/). SummaC-Conv
+    # reads the matrices at SummaC-ZS's chosen granularity, the one its convolution was fitted on (tfc.runs.conv).
     "nli": {"checkpoint": SHIPPED_NLI, "mode": "sentence", "max_length": 128, "calibration": "tfc/calibration-nli"},
     "summac-zs": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12", "score_type": "e",
                   "calibration": "tfc/calibration-summac-zs"},
-    "summac-conv": {"checkpoint": SHIPPED_NLI, "conv_checkpoint": "tfc/summac-conv-minilm"},
+    "summac-conv": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12",
+                    "conv_checkpoint": "tfc/summac-conv-minilm"},
     "alignscore": {"checkpoint": SHIPPED_NLI, "split": "smart-n", "calibration": "tfc/calibration-alignscore"},
     "wecheck": {"checkpoint": "tfc/wecheck-minilm-shared-emb", "calibration": "tfc/calibration-wecheck"},
     # Q²: the options chosen on training-side dev data by the Q² chapter's sweeps (tfc.runs.qgqa; records under
