@@ -70,7 +70,7 @@ def test_q2_t9_implied_sums_reads_the_printed_mean_backwards(monkeypatch):
 def test_q2_paper_rows_in_true_counts_pairs_and_labels(monkeypatch):
     """Three released rows: one in TRUE's set with its label, one there with the other label, one absent."""
     from tfc import data
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     paper = pd.DataFrame({"grounding": ["k1", "k2", "k3"], "generated": ["r1", "r2", "r3"], "label": [1, 0, 1]})
     true = pd.DataFrame({"grounding": ["k1", "k2", "k2", "k9"], "generated": ["r1", "r2", "r2", "r9"],
@@ -83,7 +83,7 @@ def test_q2_t3_row_sets_compares_both_row_sets_per_cell(monkeypatch):
     """Q² Table 3 on the released files and on the cross-annotated rows: means per system and class, Δ on
     unrounded values, and which set is nearer the paper. The baselines are stubbed with the responses' lengths."""
     from tfc import data
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     def frame(models, labels, lengths):
         return pd.DataFrame({"meta": [{"model": m} for m in models], "label": labels,

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tfc.book.chapters.qgqa import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
+from tfc.book.chapters.q2 import Q2_T4_LEVELS, system_corr_bootstrap, usr_correlations
 
 N = 40
 
@@ -81,7 +81,7 @@ def test_usr_correlations_refuse_bad_input():
 
 
 def test_qa_dev_curve_from_a_record():
-    from tfc.book.chapters.qgqa import qa_dev_curve
+    from tfc.book.chapters.qags import qa_dev_curve
 
     rec = {"dev_curve": [
         {"step": 350, "examples": 5600, "heldout": {"f1": 0.5, "no_answer_accuracy": 0.9,
@@ -98,7 +98,7 @@ def test_qa_dev_curve_from_a_record():
 
 def test_qa_plateau_text_finds_where_the_curve_stays_near_its_best(monkeypatch):
     from tfc import models
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     def pt(step, f1, xq):
         return {"step": step, "heldout": {"f1": f1}, "xquad": {"f1": xq}}
@@ -125,7 +125,7 @@ def test_qa_curves_figure_wraps_rows(monkeypatch):
 
     matplotlib.use("Agg")
     from tfc import models
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     def missing(name):
         raise FileNotFoundError(name)
@@ -138,7 +138,7 @@ def test_qa_curves_figure_wraps_rows(monkeypatch):
 
 def test_qags_variant_table_by_hand(monkeypatch):
     """Pearson with the human scores per set, self-consistency pooled over both sets, a partial cache -> NaN."""
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     human = {"qags_cnndm": pd.Series([0.0, 0.5, 1.0], index=["c0", "c1", "c2"]),
              "qags_xsum": pd.Series([1.0, 0.0, 0.5], index=["x0", "x1", "x2"])}
@@ -166,7 +166,7 @@ def test_qags_variant_table_by_hand(monkeypatch):
 
 
 def test_stage_table_by_hand():
-    from tfc.book.chapters.qgqa import stage_table
+    from tfc.book.qgqa_scoring import stage_table
 
     runs = pd.DataFrame([
         {"scorer": "q2", "dataset": "a", "computed_rows": 100, "wall_seconds": 50.0,
@@ -184,7 +184,7 @@ def test_stage_table_by_hand():
 
 
 def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     lab = [1, 1, 0, 0]
     frames = {
@@ -227,7 +227,7 @@ def test_q2_true_auc_by_hand_and_partial_sets_left_out(monkeypatch):
 
 
 def test_stage_table_leaves_out_stages_that_took_no_time():
-    from tfc.book.chapters.qgqa import stage_table
+    from tfc.book.qgqa_scoring import stage_table
 
     runs = pd.DataFrame([{"scorer": "q2", "dataset": "a", "computed_rows": 10, "wall_seconds": 5.0,
                           "stage_seconds": {"qg": 1.0, "no_questions": 0.0001}}])
@@ -235,7 +235,7 @@ def test_stage_table_leaves_out_stages_that_took_no_time():
 
 
 def test_nli_sweep_table_and_text():
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     rec = {"rows": {"begin_test": 1500, "loo_anli": 600}, "margin": 0.5, "current": "v8",
            "auc": {"v8": {"begin_test": 77.0, "loo_anli": 97.0, "mean": 87.0},
@@ -267,7 +267,7 @@ def test_nli_sweep_table_and_text():
 def test_run_shift_text_pairs_the_sets_in_one_form():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     a = pd.DataFrame({"dataset": ["begin", "q2", "frank"], "q2_f1": [80.0, 66.2, 70.0], "q2_nli": [1, 2, 3],
                       "form": "f1"})
@@ -280,7 +280,7 @@ def test_run_shift_text_pairs_the_sets_in_one_form():
 
 
 def test_next_run_text_says_whether_a_sweep_makes_a_new_run():
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     rec = {"chosen": "old rule"}
     same = T.next_run_text(rec, "q2.a", "q2.a", "third", "fourth")
@@ -292,7 +292,7 @@ def test_next_run_text_says_whether_a_sweep_makes_a_new_run():
 def test_speaker_candidate_share_counts_responses_per_label():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     frame = pd.DataFrame({"grounding": ["k"] * 4, "label": [1, 1, 0, 0],
                           "generated": ["Paris is the capital of France.", "I think Paris is big.",
@@ -306,7 +306,7 @@ def test_speaker_candidate_share_counts_responses_per_label():
 
 
 def test_outcome_table_shares_per_class_and_kind():
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
     from tfc.runs.qgqa import OUTCOMES
 
     rec = {"counts": [{"label": 1, "kind": "another pronoun", "outcome": "different answer", "questions": 3},
@@ -340,7 +340,7 @@ def test_question_outcome_and_candidate_kind():
 def test_rerun_drift_table_by_hand(monkeypatch):
     """Same share, largest |Δ| and the metric per reader: Pearson with the human scores for QAGS, AUC for Q²'s F1
     form (no question = 0); rows only one cache holds are left out; a set the rerun has not scored is NaN."""
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     human = pd.Series([0.0, 0.5, 1.0, 0.2], index=["c0", "c1", "c2", "c3"])
     frames = {
@@ -375,7 +375,7 @@ def test_rerun_drift_table_by_hand(monkeypatch):
 
 def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     from tfc import models
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     def pt(step, f1, xq):
         return {"step": step, "heldout": {"f1": f1}, "xquad": {"f1": xq}}
@@ -416,7 +416,7 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
 def test_score_robustness_hand_computed():
     """Consistent responses score 1, inconsistent 0: a system with share c inconsistent scores exactly
     1 − round(c · n_draw) / n_draw in every repeat, so its band has no width."""
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     ok = np.array([True, True, False, False, False])
     out = T.score_robustness({"m": ok.astype(float)}, ok, levels=(0.0, 0.25, 1.0), n_boot=50, n_draw=400)
@@ -430,7 +430,7 @@ def test_score_robustness_hand_computed():
 def test_score_robustness_means_and_shared_draws():
     """Consistent scores 0.2 and 0.6 (mean 0.4), inconsistent 0: at c = 0.5 the system score averages 0.2. A
     second metric equal to the first plus 1 sees the same draws, so its scores are exactly 1 higher."""
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     ok = np.array([True, True, False])
     s = np.array([0.2, 0.6, 0.0])
@@ -451,7 +451,7 @@ def test_score_robustness_means_and_shared_draws():
     ({"n_boot": 0}, "must be positive"),
 ])
 def test_score_robustness_refuses_bad_input(kwargs, match):
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     args = {"metrics": {"m": [0.1, 0.2, 0.3]}, "consistent": [True, False, True], "levels": (0.0, 1.0),
             "n_boot": 5, **kwargs}
@@ -460,7 +460,7 @@ def test_score_robustness_refuses_bad_input(kwargs, match):
 
 
 def test_robustness_summary_and_text_by_hand():
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     curve = pd.DataFrame({"metric": ["q", "q", "o", "o"], "level": [1.0, 0.0, 0.0, 1.0],
                           "mean": [0.2, 0.6, 0.5, 0.4], "ci_low": [0.1, 0.5, 0.48, 0.38],
@@ -476,7 +476,7 @@ def test_robustness_summary_and_text_by_hand():
 
 
 def test_figure_levels_are_the_papers():
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     assert T.Q2_F4_LEVELS == (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
     assert T.Q2_F5_LEVELS == (0.0, 0.05, 0.10, 0.15, 0.20, 0.25, 1.0)

@@ -641,7 +641,7 @@ def test_v3_scorer_questions_come_from_the_detokenised_text(tiny):
 def test_qg_judgements_summary(tmp_path):
     from pathlib import Path
 
-    from tfc.book.chapters.qgqa import JUDGEMENT_COLUMNS, summarise_qg_judgements
+    from tfc.book.qg_judgements import JUDGEMENT_COLUMNS, summarise_qg_judgements
 
     p = tmp_path / "rules-v9.csv"
     pd.DataFrame([["a", "x", "c", "cand", "q?", 1, 1, ""], ["b", "x", "c", "cand", "q?", 0, 1, "bad"],
@@ -873,7 +873,7 @@ def test_qa_training_dtype_reaches_the_engine_and_is_checked():
 
 def test_qa_runs_table_reads_records_and_the_cross_target(monkeypatch):
     from tfc import models
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     recs = {"tfc/a": {"steps": 10, "examples_seen": 160, "epochs_seen": 0.5, "stopped_by": "max_steps",
                       "train_seconds": 120.0, "examples_per_second": 1.3, "dtype": "bf16",
@@ -908,7 +908,7 @@ def test_qa_runs_table_reads_records_and_the_cross_target(monkeypatch):
 def test_qa_backbone_text_compares_two_named_runs():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     runs = pd.DataFrame({"run": ["own", "shared"], "steps": [100, 120], "cross F1": [72.0, 70.3],
                          "XQuAD F1": [39.2, 37.8]})
@@ -922,7 +922,7 @@ def test_qa_backbone_text_compares_two_named_runs():
 
 def test_qa_round_trip_text_reads_the_record(monkeypatch):
     from tfc import models
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     rec = {"heldout_eval": {"f1": 0.9, "by_kind": {"cross": {"f1": 0.72}}}, "dev_eval_human": {"f1": 0.39},
            "weights_round_trip": {"cpu_reeval_after_round_trip": {"heldout_f1": 0.9, "cross_f1": 0.7203,
@@ -937,7 +937,7 @@ def test_qa_round_trip_text_reads_the_record(monkeypatch):
 def test_q2_wins_text_counts_sets_with_the_interval_above_zero():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     tr = pd.DataFrame({"dataset": ["begin", "q2", "dialfact"], "diff_vs_f1": [2.0, 1.0, -3.0],
                        "ci_low": [0.5, -0.2, -5.0]})
@@ -955,7 +955,7 @@ def test_q2_wins_text_counts_sets_with_the_interval_above_zero():
 def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     t2 = pd.DataFrame({"variant": ["base", "new"], "qags_cnndm_pearson": [40.0, float("nan")],
                        "qags_xsum_pearson": [12.0, 17.0]})
@@ -969,7 +969,7 @@ def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
 def test_variant_pair_text_sets_two_variants_side_by_side():
     import pandas as pd
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import qags as T
 
     t3 = pd.DataFrame({"variant": ["v2", "v3", "half"], "quality": [69.5, 80.0, float("nan")],
                        "qags_cnndm_pearson": [44.46, 44.52, float("nan")], "qags_xsum_pearson": [14.45, 12.96, 10.0]})
@@ -984,7 +984,7 @@ def test_variant_pair_text_sets_two_variants_side_by_side():
 def test_nine_set_text_names_only_complete_signatures():
     from types import SimpleNamespace
 
-    from tfc.book.chapters import qgqa as T
+    from tfc.book.chapters import q2 as T
 
     a, b = SimpleNamespace(signature="q2.a"), SimpleNamespace(signature="q2.b")
     assert T.nine_set_text({"first": a, "second": b}, ["q2.b", "other"]) == (
