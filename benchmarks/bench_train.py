@@ -1,6 +1,6 @@
 """Training-throughput probe for the in-house checkpoints (MiniLM-L6, three heads) on this machine.
 
-For each (max_length, batch_size) it times a few optimizer steps of :mod:`tfc.train.core` (the real
+For each (max_length, batch_size) it times a few optimizer steps of :mod:`tfc.train.engine` (the real
 model, loss and optimizer) on synthetic text pairs padded to the full max length (the worst case:
 real pairs are often shorter, and batches are padded only to their longest pair), after one warm-up
 step. Prints a table and writes ``benchmarks/results/train_throughput.json``.
@@ -37,7 +37,8 @@ def cpu_bf16_flags() -> list[str]:
 def probe(length: int, batch: int, steps: int, device: str, base: str, dtype: str = "fp32") -> dict:
     import torch
 
-    from tfc.train.core import TASKS, _encode, _loss, build_model
+    from tfc.models.multihead import TASKS
+    from tfc.train.pair_objective import _encode, _loss, build_model
 
     torch.manual_seed(0)
     model, tok = build_model(base, TASKS)
@@ -75,8 +76,8 @@ def probe(length: int, batch: int, steps: int, device: str, base: str, dtype: st
 
 def probe_mix(steps: int, batch: int, length: int, device: str, base: str, length_pool: int,
               threads: int | None) -> dict:
-    """Real training (tfc.train.core.train) on a seeded sample of the real AlignScore mix."""
-    from tfc.train.core import TrainConfig, train
+    """Real training (tfc.train.engine.train) on a seeded sample of the real AlignScore mix."""
+    from tfc.train.engine import TrainConfig, train
     from tfc.train.mix import build_mix
 
     df, _ = build_mix("alignscore", sample=300, synthetic=300, seed=0)

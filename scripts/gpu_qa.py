@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def pack(out: Path, sample: int, seed: int, long_frac: float) -> None:
     from tfc.runs.gpu import BASE_DIR, _pack_base
-    from tfc.train.qa import build_qa_set, xquad_frame
+    from tfc.train.qa_set import build_qa_set, xquad_frame
 
     out.mkdir(parents=True, exist_ok=True)
     train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=2, heldout_pairs=300,
@@ -49,7 +49,7 @@ def job(name: str, bundle: Path, work: Path, steps: int, eval_every: int, device
     import pandas as pd
 
     from tfc import config
-    from tfc.train.core import convert_checkpoint_dtype
+    from tfc.train.checkpoints import convert_checkpoint_dtype
     from tfc.train.qa import QATrainConfig, train_qa
 
     base = gpu.restore_base(bundle / gpu.BASE_DIR, work / "base")

@@ -89,7 +89,7 @@ def test_dev_frames_are_training_side_and_filtered(data_dir):
 def test_chosen_readings_follow_the_recorded_sweep(tmp_path, monkeypatch):
     import json
 
-    from tfc.runs import inhouse as I
+    from tfc.runs.inhouse_models import chosen_readings
 
     monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "records"))
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "artifacts"))
@@ -103,7 +103,7 @@ def test_chosen_readings_follow_the_recorded_sweep(tmp_path, monkeypatch):
 
     write("m-a", W_MEAN)
     write("m-b", A.PRESET)
-    got = I.chosen_readings(["tfc/m-a", "tfc/m-b", "tfc/m-none"])
+    got = chosen_readings(["tfc/m-a", "tfc/m-b", "tfc/m-none"])
     assert got == {f"m-a ({W_MEAN})": ("summac-zs", {"checkpoint": "tfc/m-a", "dtype": "float32",
                                                      "grounding_granularity": "window12"})}
     assert A.recorded("tfc/m-none") is None

@@ -31,15 +31,15 @@ def tiny3(tmp_path_factory, tiny_nli):
     """The tiny classifier plus seeded random bin/reg heads, saved in the training code's format."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from tfc.train import core
+    from tfc.models import multihead
 
     d = tmp_path_factory.mktemp("as_3head")
     torch.manual_seed(5)
     seqcls = AutoModelForSequenceClassification.from_pretrained(tiny_nli)
-    model = core._make_multihead_class()(seqcls, core.TASKS)
+    model = multihead.multihead_class()(seqcls, multihead.TASKS)
     for p in model.heads.parameters():
         torch.nn.init.normal_(p, std=0.5)
-    core.save_checkpoint(model, AutoTokenizer.from_pretrained(tiny_nli), d)
+    multihead.save_checkpoint(model, AutoTokenizer.from_pretrained(tiny_nli), d)
     return str(d)
 
 

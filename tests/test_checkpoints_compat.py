@@ -179,7 +179,7 @@ def test_alignscore_converted_dir_is_a_plain_nli_classifier(converted, alignscor
 
 def test_in_house_loader_refuses_the_pooled_format(converted):
     """tfc's own loader would put the heads on the wrong features; it must refuse, not misread."""
-    from tfc.train.core import load_multihead
+    from tfc.models.multihead import load_multihead
 
     with pytest.raises(ValueError, match="unknown format"):
         load_multihead(converted[0])

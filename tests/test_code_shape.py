@@ -1,10 +1,12 @@
 """The shape of the library's code: no function in tfc/ is longer than MAX_FUNCTION_LINES lines
-(decorators and docstring included), so each one reads on one screen."""
+(decorators and docstring included), so each one reads on one screen, and no module is longer than
+MAX_MODULE_LINES lines, so each one keeps to one purpose."""
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 600
 
 
 def _long_functions(root: Path = ROOT / "tfc", limit: int = MAX_FUNCTION_LINES) -> list[str]:
@@ -27,3 +29,18 @@ def test_no_function_is_over_80_lines():
 def test_the_length_rule_counts_decorators_and_bodies(tmp_path):
     (tmp_path / "m.py").write_text("@dec\ndef f():\n" + "    x = 1\n" * 5)
     assert _long_functions(tmp_path, limit=7) == [] and len(_long_functions(tmp_path, limit=6)) == 1
+
+
+def _long_modules(root: Path = ROOT / "tfc", limit: int = MAX_MODULE_LINES) -> list[str]:
+    return [f"{p.relative_to(root.parent)} ({n} lines)" for p in sorted(root.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > limit]
+
+
+def test_no_module_is_over_600_lines():
+    long = _long_modules()
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by purpose): {long}"
+
+
+def test_the_module_rule_counts_lines(tmp_path):
+    (tmp_path / "m.py").write_text("x = 1\n" * 5)
+    assert _long_modules(tmp_path, limit=5) == [] and len(_long_modules(tmp_path, limit=4)) == 1

@@ -9,7 +9,7 @@ import pytest
 spacy = pytest.importorskip("spacy")
 
 from tfc.train import contrast as C  # noqa: E402
-from tfc.train.core import LABEL2ID  # noqa: E402
+from tfc.models.multihead import LABEL2ID  # noqa: E402
 
 try:
     NLP = C.load_nlp()

@@ -281,9 +281,9 @@ def test_cuda_without_gpu_is_a_clear_error(name, tiny, tiny_qa, monkeypatch):
 def test_trainer_cuda_without_gpu_is_a_clear_error(tmp_path):
     import torch
 
-    from tfc.train.core import TrainConfig
+    from tfc.train.engine import TrainConfig
 
-    from tfc.train.core import train
+    from tfc.train.engine import train
 
     if torch.cuda.is_available():
         pytest.skip("a GPU is present")

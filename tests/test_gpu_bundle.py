@@ -206,7 +206,7 @@ def test_the_job_leaves_the_process_environment_as_it_found_it(tmp_path):
 
 
 def test_the_mpnet_base_resolves_to_its_assembled_folder_or_says_how_to_build_it(tmp_path, monkeypatch):
-    from tfc.train.core import resolve_base
+    from tfc.train.base_encoders import resolve_base
 
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="fetch_mpnet.sh"):

@@ -1,4 +1,6 @@
-"""tfc.runs.inhouse: measured scoring runs with reuse of identical inputs, run records, chapter tables."""
+"""The in-house models' runs and tables: measured scoring runs with reuse of identical inputs (tfc.runs.scoring_runs),
+run records and plans (tfc.runs.inhouse_models), the cached AUC tables, ablations and release facts, and the AlignScore
+chapter's tables."""
 from __future__ import annotations
 
 import json
@@ -8,7 +10,11 @@ import pandas as pd
 import pytest
 
 from tfc.book.chapters import alignscore as A
-from tfc.runs import inhouse as I
+from tfc.runs import alignscore_ablations as AB
+from tfc.runs import cached_aucs as C
+from tfc.runs import inhouse_models as M
+from tfc.runs import release_facts as RF
+from tfc.runs import scoring_runs as R
 
 
 def frame(name, ctx, claims, labels, split="test"):
@@ -33,11 +39,11 @@ def toy_data(monkeypatch, tmp_cache, tmp_path):
 
 
 def test_score_run_measures_and_reuses_identical_inputs(toy_data):
-    rec = I.score_run("f1", "toya")
+    rec = R.score_run("f1", "toya")
     assert (rec["rows"], rec["computed_rows"], rec["reused_rows"]) == (3, 3, 0)
     assert rec["pairs"] == 3 and rec["wall_seconds"] >= 0
     assert rec["splits"]["test"]["auc"] == pytest.approx(1.0)   # SQuAD-normalised token F1 2/3, 1/2, 0 vs labels 1, 0, 0
-    rec_b = I.score_run("f1", "toyb")
+    rec_b = R.score_run("f1", "toyb")
     assert (rec_b["computed_rows"], rec_b["reused_rows"]) == (1, 2)
     from tfc.cache import load_scores
     from tfc.scorers import get
@@ -46,47 +52,47 @@ def test_score_run_measures_and_reuses_identical_inputs(toy_data):
     fresh = get("f1").score(toy_data["toyb"]["grounding"], toy_data["toyb"]["generated"], progress=False)
     np.testing.assert_allclose(sb.loc[toy_data["toyb"]["id"]].to_numpy(), fresh)
     # a rerun computes and reuses nothing
-    again = I.score_run("f1", "toyb")
+    again = R.score_run("f1", "toyb")
     assert (again["computed_rows"], again["reused_rows"], again["pairs_per_second"]) == (0, 0, None)
 
 
 def test_records_append_replace_and_keep_measurements(toy_data):
-    rec = I.score_run("f1", "toya")
-    I.append_record("tfc/toy-model", rec)
-    I.append_record("tfc/toy-model", {**rec, "wall_seconds": 9.0})          # same key: replaced
-    I.append_record("tfc/toy-model", {**rec, "computed_rows": 0, "wall_seconds": 0.0})  # cached rerun: kept
-    rows = json.loads(I.record_path("tfc/toy-model").read_text())
+    rec = R.score_run("f1", "toya")
+    R.append_record("tfc/toy-model", rec)
+    R.append_record("tfc/toy-model", {**rec, "wall_seconds": 9.0})          # same key: replaced
+    R.append_record("tfc/toy-model", {**rec, "computed_rows": 0, "wall_seconds": 0.0})  # cached rerun: kept
+    rows = json.loads(R.record_path("tfc/toy-model").read_text())
     assert len(rows) == 1 and rows[0]["wall_seconds"] == 9.0
-    t = I.load_records("tfc/toy-model")
+    t = R.load_records("tfc/toy-model")
     assert list(t["dataset"]) == ["toya"] and t["rows"].iloc[0] == 3
     with pytest.raises(ValueError, match="in-house"):
-        I.record_path("some/hub-model")
-    assert I.load_records("tfc/none").empty
+        R.record_path("some/hub-model")
+    assert R.load_records("tfc/none").empty
 
 
 def test_plans_cover_the_issue():
     from tfc.data import TRUE_TEXT
 
-    p = I.plans()
+    p = M.plans()
     assert [r["dataset"] for r in p["alignscore-true"]] == list(TRUE_TEXT)
     assert {r["overrides"]["split"] for r in p["alignscore-split-ablation"]} == {"chunk", "document", "smart-n",
                                                                                    "smart-l"}
-    assert all(r["sample"] == I.ABLATION_SAMPLE for r in p["alignscore-split-ablation"])
-    assert {r["dataset"] for r in p["nli-summac"]} == set(I.SUMMAC_SETS)
-    assert "summac_factcc" not in I.SUMMAC_SETS and "summac_frank_test" not in I.SUMMAC_SETS
+    assert all(r["sample"] == M.ABLATION_SAMPLE for r in p["alignscore-split-ablation"])
+    assert {r["dataset"] for r in p["nli-summac"]} == set(M.SUMMAC_SETS)
+    assert "summac_factcc" not in M.SUMMAC_SETS and "summac_frank_test" not in M.SUMMAC_SETS
     with pytest.raises(KeyError, match="unknown plan"):
-        I.run_plan("nope")
+        R.run_plan("nope")
 
 
 def test_ours_scorers_skip_missing(monkeypatch, tmp_path):
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
     monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "rec"))
-    got = I.ours_scorers(skip_missing=True)
-    assert got == {} and set(I.MISSING) == {"alignscore-minilm", "nli-minilm"}
+    got = A.ours_scorers(skip_missing=True)
+    assert got == {} and set(C.MISSING) == {"alignscore-minilm", "nli-minilm"}
     with pytest.raises(FileNotFoundError):
-        I.ours_scorers()
+        A.ours_scorers()
     with pytest.raises(KeyError):
-        I.ours_scorers(["nope"])
+        A.ours_scorers(["nope"])
 
 
 def test_vs_paper_labels_and_non_comparable_rows():
@@ -157,11 +163,11 @@ def test_reproduce_only_qa_invokes_the_qa_trainer_with_the_record(monkeypatch):
 
     from tfc.cli import train as cli_train
     from tfc.cli.train_inhouse import _recorded_qa_args
-    from tfc.runs import inhouse
+    from tfc.runs import inhouse_models
 
     calls, records = [], []
     monkeypatch.setattr(cli_train.qa_cmd, "callback", lambda **kw: calls.append(kw))
-    monkeypatch.setattr(inhouse, "write_record", lambda name, retrain=None: records.append((name, retrain)) or name)
+    monkeypatch.setattr(inhouse_models, "write_record", lambda name, retrain=None: records.append((name, retrain)) or name)
     r = CliRunner().invoke(cli_train.train, ["reproduce", "--only", "qa-minilm", "--skip-scoring", "--device", "cpu"])
     assert r.exit_code == 0, r.output
     assert calls == [_recorded_qa_args("cpu", None)] and records == [("qa-minilm", "reproduce --only qa-minilm")]
@@ -178,11 +184,11 @@ def test_reproduce_retrains_with_the_recorded_step_count(monkeypatch):
 
     from tfc.cli import train as cli_train
     from tfc.cli import train_inhouse as ti
-    from tfc.runs import inhouse
+    from tfc.runs import inhouse_models
 
     calls = []
     monkeypatch.setattr(ti.nli_cmd, "callback", lambda **kw: calls.append(kw))
-    monkeypatch.setattr(inhouse, "write_record", lambda name, retrain=None: name)
+    monkeypatch.setattr(inhouse_models, "write_record", lambda name, retrain=None: name)
     r = CliRunner().invoke(cli_train.train, ["reproduce", "--only", "nli-minilm", "--skip-scoring", "--device", "cpu"])
     assert r.exit_code == 0, r.output
     assert len(calls) == 1 and calls[0]["max_steps"] == 2300 and calls[0]["max_minutes"] is None
@@ -194,15 +200,15 @@ def tiny3(tmp_path_factory):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from tfc.models.tiny import make_tiny_classifier
-    from tfc.train import core
+    from tfc.models.multihead import TASKS, multihead_class, save_checkpoint
 
     base = make_tiny_classifier(tmp_path_factory.mktemp("inh_nli"), seed=3)
     d = tmp_path_factory.mktemp("inh_3head")
     torch.manual_seed(5)
-    model = core._make_multihead_class()(AutoModelForSequenceClassification.from_pretrained(base), core.TASKS)
+    model = multihead_class()(AutoModelForSequenceClassification.from_pretrained(base), TASKS)
     for p in model.heads.parameters():
         torch.nn.init.normal_(p, std=0.5)
-    core.save_checkpoint(model, AutoTokenizer.from_pretrained(base), d)
+    save_checkpoint(model, AutoTokenizer.from_pretrained(base), d)
     return str(d)
 
 
@@ -210,58 +216,58 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
     from tfc.meta import roc_auc
     from tfc.results.dataset import head_scores
 
-    for sp in I.SPLIT_MODES:
+    for sp in M.SPLIT_MODES:
         for ds in ("toya", "toyb"):
-            rec = I.score_run("alignscore", ds, {"checkpoint": tiny3, "split": sp})
+            rec = R.score_run("alignscore", ds, {"checkpoint": tiny3, "split": sp})
             assert rec["pairs"] >= 3 or rec["reused_rows"] > 0
-    heads = I.head_ablation(tiny3, ["toya", "toyb"])
+    heads = AB.head_ablation(tiny3, ["toya", "toyb"])
     assert set(heads["head"]) == {"3way", "bin", "reg"} and set(heads["dataset"]) == {"toya", "toyb", "mean"}
     h = head_scores("alignscore", "toyb", checkpoint=tiny3)
     want = 100 * roc_auc(h["label"], h["bin"])
     got = heads[(heads["dataset"] == "toyb") & (heads["head"] == "bin")]["auc"].iloc[0]
     assert got == pytest.approx(want)
-    spl = I.split_ablation(tiny3, ["toya", "toyb"], sample=None)
-    assert set(spl["split"]) == set(I.SPLIT_MODES)
+    spl = AB.split_ablation(tiny3, ["toya", "toyb"], sample=None)
+    assert set(spl["split"]) == set(M.SPLIT_MODES)
     assert "mean (2 sets)" in set(spl["dataset"]) and spl.attrs["n_sets"] == 2
     doc = spl[(spl["split"] == "document") & (spl["dataset"] != "mean (2 sets)")]
     assert doc["pairs"].tolist() == [3, 3]          # one pair per example in document mode
     # the paired ablation frames: every row of both sets, one column per head / per splitting mode
-    groups, cov = I.ablation_groups(tiny3, "head", ["toya", "toyb"])
+    groups, cov = AB.ablation_groups(tiny3, "head", ["toya", "toyb"])
     assert set(groups) == {"toya", "toyb"} and cov["scored"].tolist() == cov["rows"].tolist() == [3, 3]
     y, cols = groups["toyb"]
     assert set(cols) == {"3way", "bin", "reg"} and 100 * roc_auc(y, cols["bin"]) == pytest.approx(want)
-    con = I.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=50)
+    con = AB.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=50)
     assert list(con["head"]) == ["bin", "reg"] and (con["p_holm"] >= con["p_value"] - 1e-12).all()
     mean3 = heads[(heads["dataset"] == "mean") & (heads["head"] == "3way")]["auc"].iloc[0]
     assert con["mean_auc_3way"].iloc[0] == pytest.approx(mean3)
-    sgroups, _ = I.ablation_groups(tiny3, "split", ["toya", "toyb"])
-    assert list(sgroups["toya"][1]) == list(I.SPLIT_MODES)
-    con = I.ablation_contrasts(tiny3, "split", ["toya", "toyb"], n=50)
+    sgroups, _ = AB.ablation_groups(tiny3, "split", ["toya", "toyb"])
+    assert list(sgroups["toya"][1]) == list(M.SPLIT_MODES)
+    con = AB.ablation_contrasts(tiny3, "split", ["toya", "toyb"], n=50)
     assert list(con["split"]) == ["document", "smart-n", "smart-l"]
     with pytest.raises(ValueError, match="kind"):
-        I.ablation_groups(tiny3, "heads", ["toya"])
+        AB.ablation_groups(tiny3, "heads", ["toya"])
 
 
 def test_ablation_contrasts_need_every_row(toy_data, tiny3):
     """A run that scored part of a set is shown in the coverage and gives no contrast (never a silent sample)."""
     for ds in ("toya", "toyb"):
-        I.score_run("alignscore", ds, {"checkpoint": tiny3})
+        R.score_run("alignscore", ds, {"checkpoint": tiny3})
     toy_data["toyb"] = pd.concat([toy_data["toyb"], frame("toyb", ["x y z"], ["x y"], [0]).assign(id="toyb/test/new")],
                                  ignore_index=True)                 # a row the cache does not hold
-    groups, cov = I.ablation_groups(tiny3, "head", ["toya", "toyb"])
+    groups, cov = AB.ablation_groups(tiny3, "head", ["toya", "toyb"])
     assert set(groups) == {"toya"} and cov.set_index("dataset").loc["toyb", ["rows", "scored"]].tolist() == [4, 3]
-    assert I.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=20).empty
+    assert AB.ablation_contrasts(tiny3, "head", ["toya", "toyb"], n=20).empty
 
 
 def test_significance_vs_lexical_on_toy_sets(toy_data, tiny3):
     from tfc import scorers
 
     for ds in ("toya", "toyb"):
-        I.score_run("alignscore", ds, {"checkpoint": tiny3})
+        R.score_run("alignscore", ds, {"checkpoint": tiny3})
         for b in ("f1", "rougeL"):
-            I.score_run(b, ds)
+            R.score_run(b, ds)
     m = {"tiny": scorers.get("alignscore", preset="as-published", checkpoint=tiny3)}
-    sig = I.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb"], n=50)
+    sig = C.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb"], n=50)
     assert list(sig["baseline"]) == ["f1", "rougeL"] and (sig["n_examples"] == 6).all()
     assert set(sig["verdict"]) <= {"better", "worse", "no significant difference"}
     assert (sig["p_holm"] >= sig["p_value"]).all()
@@ -274,15 +280,15 @@ def test_significance_skips_a_one_class_set_and_names_it(toy_data):
     toy_data["toyc"] = frame("toyc", ["a b c", "d e f"], ["a b", "d e"], [1, 1])
     for ds in ("toya", "toyb", "toyc"):
         for b in ("f1", "rougeL"):
-            I.score_run(b, ds)
+            R.score_run(b, ds)
     m = {"bleu": scorers.get("bleu4")}
     for ds in ("toya", "toyb", "toyc"):
-        I.score_run("bleu4", ds)
-    sig = I.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb", "toyc"], n=50)
+        R.score_run("bleu4", ds)
+    sig = C.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb", "toyc"], n=50)
     assert (sig["n_datasets"] == 2).all() and (sig["datasets_skipped"] == "toyc").all()
     assert (sig["n_examples"] == 6).all()
     # every set one-class: no table at all
-    assert I.significance_vs_lexical(m, baselines=("f1",), datasets=["toyc"], n=10).empty
+    assert C.significance_vs_lexical(m, baselines=("f1",), datasets=["toyc"], n=10).empty
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +315,7 @@ def test_identity_probe_on_a_tiny_model(tiny_nli, data_dir):
     pytest.importorskip("spacy")
     from tfc.scorers.nli import NLIEngine
 
-    got = I.identity_probe({"tiny": str(tiny_nli), "absent": str(tiny_nli / "nope")}, n=6, seed=1)
+    got = RF.identity_probe({"tiny": str(tiny_nli), "absent": str(tiny_nli / "nope")}, n=6, seed=1)
     tiny = got[got["model"] == "tiny"].set_index("form")
     assert list(tiny.index) == ["identical", "PTB form"] and (tiny["pairs"] == 6).all()
     assert got.loc[got["model"] == "absent", "pairs"].tolist() == [0]
@@ -337,13 +343,11 @@ def test_probe_texts_by_hand_and_when_absent():
 
 def test_the_second_release_is_read_the_way_v8s_dev_sweep_chose():
     """The shipped v8 release is read with the settings v8's recorded dev-data sweep chose (not picked by hand)."""
-    from tfc.runs import inhouse as I
-
-    chosen = I.chosen_readings([I.SENT_V8])
+    chosen = M.chosen_readings([M.SENT_V8])
     assert len(chosen) == 1
     (_, want), = chosen.values()
-    name, got = I.SENT_MODELS[I.SENT_V8_RELEASE_LABEL]
-    assert name == "summac-zs" and got["checkpoint"] == I.SENT_V8_RELEASE
+    name, got = M.SENT_MODELS[M.SENT_V8_RELEASE_LABEL]
+    assert name == "summac-zs" and got["checkpoint"] == M.SENT_V8_RELEASE
     assert {k: v for k, v in got.items() if k != "checkpoint"} == {k: v for k, v in want.items() if k != "checkpoint"}
 
 
@@ -351,7 +355,7 @@ def test_train_dtype_benchmark_reads_every_machine(tmp_path):
     """Both committed probes (an AVX2 machine that emulates bf16, one with avx512_bf16/AMX) come back as one
     table, each row naming its machine's bf16 flags; a single file can be read alone; nothing gives an empty
     frame."""
-    from tfc.runs.inhouse import train_dtype_benchmark
+    from tfc.book.chapters.alignscore import train_dtype_benchmark
 
     t = train_dtype_benchmark()
     assert {"fp32", "bf16"} <= set(t["dtype"]) and t["created"].nunique() >= 2
@@ -371,7 +375,7 @@ STEP_SETS = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q
 
 def _step_frame(models: dict) -> tuple[dict, pd.DataFrame]:
     """``{key: (checkpoint, {set: auc})}`` -> (labels under each model's chosen reading, full_set_aucs-like rows)."""
-    lab = {k: next(iter(I.chosen_readings([c])), c[4:]) for k, (c, _) in models.items()}
+    lab = {k: next(iter(M.chosen_readings([c])), c[4:]) for k, (c, _) in models.items()}
     full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, (_, m) in models.items()
                          for d, a in m.items()])
     return lab, full
@@ -383,7 +387,7 @@ def test_cpu_texts_compare_v9_with_v8_set_by_set():
     sets = STEP_SETS
     v8 = dict(zip(sets, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
     v9 = {**v8, "paws": 71.0, "summeval": 66.5}
-    lab, full = _step_frame({"v8": (I.SENT_V8, v8), "v9": (I.SENT_V9, v9)})
+    lab, full = _step_frame({"v8": (M.SENT_V8, v8), "v9": (M.SENT_V9, v9)})
     t = A.cpu_texts(full, len(sets))
     assert t["sent_v9_v8_mean"] == f"{np.mean(list(v8.values())):.1f}"
     assert t["sent_v9_v9_paws"] == "71.0" and t["sent_v9_v8_summeval"] == "70.0"
@@ -397,7 +401,7 @@ def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
     sets = STEP_SETS
     v9 = dict(zip(sets, [82.0, 70.0, 70.0, 74.0, 74.0, 83.0, 68.0, 80.0, 67.0]))
     v10 = {**v9, "paws": 74.0, "begin": 79.0}
-    _, full = _step_frame({"v9": (I.SENT_V9, v9), "v10": (I.SENT_V10, v10)})
+    _, full = _step_frame({"v9": (M.SENT_V9, v9), "v10": (M.SENT_V10, v10)})
     t = A.backbone_texts(full, len(sets))
     assert t["sent_v10_v10_mean"] == f"{np.mean(list(v10.values())):.1f}"
     assert t["sent_v10_up"] == "paws (+7.0)" and t["sent_v10_down"] == "begin (-4.0)"
@@ -409,7 +413,7 @@ def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
 def test_drift_verdict_per_scorer_needs_every_set_within_the_limit():
     import pandas as pd
 
-    from tfc.runs.inhouse import drift_verdict
+    from tfc.runs.auc_drift import drift_verdict
 
     d = pd.DataFrame({"scorer": ["a", "a", "b", "b", "c"], "dataset": ["x", "y", "x", "y", "x"],
                       "drift": [0.1, -0.2, 0.05, -0.21, 0.0]})
@@ -422,14 +426,12 @@ def test_drift_verdict_per_scorer_needs_every_set_within_the_limit():
 
 
 def test_fast_drift_plans_pair_every_set_at_both_dtypes():
-    from tfc.runs import inhouse as I
-
-    p = I.plans()
-    for key, (name, kw, dtypes) in I.FAST_DRIFT_READINGS.items():
+    p = M.plans()
+    for key, (name, kw, dtypes) in M.FAST_DRIFT_READINGS.items():
         runs = p[f"fast-{key}-sample"]
         assert {r["scorer"] for r in runs} == {name}
-        assert {(r["dataset"], r["overrides"]["dtype"]) for r in runs} == {(d, t) for d in I._true_sets() for t in dtypes}
-        assert all(r["sample"] == I.FAST_DRIFT_SAMPLE and r["overrides"]["checkpoint"] == kw["checkpoint"] for r in runs)
+        assert {(r["dataset"], r["overrides"]["dtype"]) for r in runs} == {(d, t) for d in M._true_sets() for t in dtypes}
+        assert all(r["sample"] == M.FAST_DRIFT_SAMPLE and r["overrides"]["checkpoint"] == kw["checkpoint"] for r in runs)
 
 
 def test_write_record_names_the_recipe_that_rebuilds_the_weights(tmp_path, monkeypatch):
@@ -438,15 +440,15 @@ def test_write_record_names_the_recipe_that_rebuilds_the_weights(tmp_path, monke
     pytest.importorskip("torch")
     from tfc import models
     from tfc.models.tiny import make_tiny_classifier
-    from tfc.runs import inhouse
+    from tfc.runs import inhouse_models
 
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
     monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "rec"))
     make_tiny_classifier(tmp_path / "art" / "qa-minilm", seed=1)
-    rec = json.loads((inhouse.write_record("qa-minilm", retrain="reproduce --only qa-minilm") / "identity.json").read_text())
+    rec = json.loads((inhouse_models.write_record("qa-minilm", retrain="reproduce --only qa-minilm") / "identity.json").read_text())
     assert rec["identity"] == models.identity("tfc/qa-minilm") and rec["identity"].startswith("sha256:")
     assert "`tfc train reproduce --only qa-minilm`, its recorded recipe" in rec["note"]
-    rec = json.loads((inhouse.write_record("qa-minilm") / "identity.json").read_text())
+    rec = json.loads((inhouse_models.write_record("qa-minilm") / "identity.json").read_text())
     assert rec["note"].endswith("(retrain with `tfc train qa`)")
     with pytest.raises(FileNotFoundError):
-        inhouse.write_record("absent")
+        inhouse_models.write_record("absent")

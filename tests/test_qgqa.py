@@ -371,7 +371,7 @@ def test_registry():
 
 # ---------------------------------------------------------------------------------------------- QA training
 def test_contrast_span():
-    from tfc.train.qa import contrast_span
+    from tfc.train.qa_set import contrast_span
 
     sup = "Westlife sold 13 million albums in the UK ."
     ref = "Westlife sold 9.8 million albums in the UK ."
@@ -395,7 +395,8 @@ def _pairs():
 
 
 def test_build_qa_set_and_tiny_training(tiny, tmp_path):
-    from tfc.train.qa import QATrainConfig, build_qa_set, encode_examples, evaluate_qa, train_qa
+    from tfc.train.qa import QATrainConfig, encode_examples, evaluate_qa, train_qa
+    from tfc.train.qa_set import build_qa_set
 
     train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3)
     df = pd.concat([train, held])
@@ -448,8 +449,9 @@ def test_coverage_auc_hand_computed():
 
 
 def test_qa_trains_on_the_one_engine(tiny, tmp_path):
-    """The span objective on tfc.train.core: the loss falls, the record says which objective ran."""
-    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa
+    """The span objective on tfc.train.engine: the loss falls, the record says which objective ran."""
+    from tfc.train.qa import QATrainConfig, train_qa
+    from tfc.train.qa_set import build_qa_set
 
     train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3)
     s = train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=40, batch_size=4, max_length=128, lr=3e-3,
@@ -667,7 +669,7 @@ def test_qg_judgements_summary(tmp_path):
 
 
 def test_xquad_frame_reads_the_mirror_and_refuses_bad_offsets(data_dir, tmp_path):
-    from tfc.train.qa import COLUMNS, xquad_frame
+    from tfc.train.qa_set import COLUMNS, xquad_frame
 
     df = xquad_frame()
     assert len(df) == 1190 and df["pair"].nunique() == 240 and list(df.columns) == list(COLUMNS)
@@ -717,7 +719,7 @@ def test_encode_examples_document_stride_windows(tiny):
 
 
 def test_long_contexts_keep_the_answer_offsets():
-    from tfc.train.qa import build_qa_set, long_contexts
+    from tfc.train.qa_set import build_qa_set, long_contexts
 
     train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3, long_frac=1.0)
     lng = train[train["kind"] == "long"]
@@ -732,7 +734,8 @@ def test_long_contexts_keep_the_answer_offsets():
 
 
 def test_qa_dev_curve_and_stride_config(tiny, tmp_path):
-    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa
+    from tfc.train.qa import QATrainConfig, train_qa
+    from tfc.train.qa_set import build_qa_set
 
     assert QATrainConfig().stride == 128 and QATrainConfig(max_length=96).stride == 32
     for bad in ({"doc_stride": 384}, {"doc_stride": -1}, {"eval_every": -1}):
@@ -772,7 +775,8 @@ def test_snapshot_from_a_resumable_state(tiny, tmp_path):
     import torch
     from transformers import AutoModelForQuestionAnswering
 
-    from tfc.train.qa import QATrainConfig, build_qa_set, snapshot_from_state, train_qa
+    from tfc.train.qa import QATrainConfig, snapshot_from_state, train_qa
+    from tfc.train.qa_set import build_qa_set
 
     train, held, rep = build_qa_set(pairs=_pairs(), seed=0, heldout_pairs=2, per_pair=3)
     train_qa(train, QATrainConfig(base=tiny["qa"], max_steps=2, batch_size=4, max_length=64, num_threads=1),

@@ -1,6 +1,6 @@
 """No committed record names a path of the machine it was made on: the records (results/models), the README and
 the book's pages say `minilm`, `tfc/<name>` or a repository path instead, and the training engine writes them so
-(tfc.train.core.portable_name)."""
+(tfc.train.base_encoders.portable_name)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfc import config
-from tfc.train import core
+from tfc.train import base_encoders, engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE_PATH = re.compile(r"(?<![\w.-])/(tmp|root|work)/")
@@ -50,7 +50,7 @@ def test_portable_name(tmp_path, monkeypatch):
     (art / "bases" / "all-mpnet-base-v2").mkdir(parents=True)
     (art / "mixes").mkdir()
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(art))
-    P = core.portable_name
+    P = base_encoders.portable_name
     assert P("minilm") == "minilm" and P("org/model") == "org/model" and P("artifacts/mixes/m.parquet") == "artifacts/mixes/m.parquet"
     assert P(str(art / "sent-x")) == "tfc/sent-x"
     assert P(str(art / "bases" / "all-mpnet-base-v2")) == "artifacts/bases/all-mpnet-base-v2"
@@ -60,19 +60,19 @@ def test_portable_name(tmp_path, monkeypatch):
     other = tmp_path / "scratch" / "base"
     other.mkdir(parents=True)
     assert P(str(other)) == "base"                  # an unknown folder: its name, never the absolute path
-    cfg = core.portable_config({"base": str(art / "sent-x"), "init": None, "dev_from": str(art / "mixes" / "m.parquet")})
+    cfg = base_encoders.portable_config({"base": str(art / "sent-x"), "init": None, "dev_from": str(art / "mixes" / "m.parquet")})
     assert cfg == {"base": "tfc/sent-x", "init": None, "dev_from": "artifacts/mixes/m.parquet"}
 
 
 def test_a_copy_of_the_minilm_base_is_named_minilm(tmp_path):
     try:
-        src = Path(core.resolve_base("minilm"))
+        src = Path(base_encoders.resolve_base("minilm"))
     except (FileNotFoundError, ImportError):
         pytest.skip("the MiniLM package is not installed")
     copy = tmp_path / "work" / "base"                  # what a GPU job restores from its bundle
     copy.mkdir(parents=True)
     shutil.copy2(src / "config.json", copy / "config.json")
-    assert core.portable_name(str(copy)) == "minilm"
+    assert base_encoders.portable_name(str(copy)) == "minilm"
 
 
 def test_a_training_summary_records_portable_names(tmp_path, monkeypatch):
@@ -94,9 +94,9 @@ def test_a_training_summary_records_portable_names(tmp_path, monkeypatch):
     tok.save_pretrained(base)
     rows = pd.DataFrame({"text_a": ["a cat sat ."] * 8, "text_b": ["a dog ran ."] * 8, "task": "3way",
                          "label": [0, 1, 2, 0, 1, 2, 0, 1], "source": "toy"})
-    tc = core.TrainConfig(name="tiny", base=str(base), tasks=("3way",), max_length=16, batch_size=4, max_steps=2,
+    tc = engine.TrainConfig(name="tiny", base=str(base), tasks=("3way",), max_length=16, batch_size=4, max_steps=2,
                           num_threads=1, length_pool=1, loss_weights={"3way": 1.0})
-    res = core.train(rows, tc, progress=False, resume=False)
+    res = engine.train(rows, tc, progress=False, resume=False)
     s = json.loads((res.out_dir / "training_summary.json").read_text())
     assert s["base_model"] == s["base_model_path"] == s["config"]["base"] == "tiny-base"
     text = json.dumps(s) + (res.out_dir / "README.md").read_text()

@@ -77,7 +77,7 @@ def conv(workdir):
 
     path = workdir / "conv"
     path.mkdir()
-    cfg = SummaCConvConfig()
+    cfg = SummaCConvConfig(grounding_granularity=S.get("summac-conv").config.grounding_granularity)   # the default's reading
     torch.manual_seed(0)
     torch.save(_conv_module(cfg.n_bins * len(cfg.nli_labels)).state_dict(), path / "conv.pt")
     (path / "summac_conv.json").write_text(json.dumps({"config": cfg.to_dict()}))

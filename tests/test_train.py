@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from tfc.train import core  # noqa: E402
+from tfc.models import multihead  # noqa: E402
+from tfc.train import batches, checkpoints, engine, pair_objective  # noqa: E402
 from tfc.train.alignscore import (  # noqa: E402
     aggregate_max_mean, aggregate_soft_lcs, build_units, chunk_sentences, load_alignscore_model)
 
@@ -61,13 +62,13 @@ def cfg_for(base, **kw):
     args = dict(name="tiny", base=base, max_length=32, batch_size=8, lr=3e-3, warmup_ratio=0.1,
                 max_steps=60, seed=7, log_every=5, num_threads=1, length_pool=1)
     args.update(kw)
-    return core.TrainConfig(**args)
+    return engine.TrainConfig(**args)
 
 
 @pytest.fixture(scope="module")
 def trained(tiny_base, tmp_path_factory):
     out = tmp_path_factory.mktemp("ckpt") / "tiny"
-    res = core.train(toy_frame(), cfg_for(tiny_base), out_dir=out, progress=False, keep_model=True,
+    res = engine.train(toy_frame(), cfg_for(tiny_base), out_dir=out, progress=False, keep_model=True,
                      mix_report={"removed_as_leakage": {"toy": 2}})
     return res
 
@@ -78,17 +79,17 @@ def test_loss_goes_down(trained, tiny_base):
     """Loss over the whole frame (eval mode): fresh model with the same seed vs the trained one."""
     cfg = cfg_for(tiny_base)
     torch.manual_seed(cfg.seed)
-    fresh, tok = core.build_model(tiny_base)
+    fresh, tok = pair_objective.build_model(tiny_base)
     df = toy_frame()
-    before = core.frame_loss(fresh, tok, df, cfg.max_length)
-    after = core.frame_loss(trained.model, trained.tokenizer, df, cfg.max_length)
+    before = pair_objective.frame_loss(fresh, tok, df, cfg.max_length)
+    after = pair_objective.frame_loss(trained.model, trained.tokenizer, df, cfg.max_length)
     assert trained.steps == 60 and len(trained.losses) == 60
     assert after < 0.6 * before, (before, after)
 
 
 def test_checkpoint_files_and_summary(trained):
     d = trained.out_dir
-    for f in ("config.json", "model.safetensors", "tokenizer.json", core.HEADS_FILE, core.HEADS_META,
+    for f in ("config.json", "model.safetensors", "tokenizer.json", multihead.HEADS_FILE, multihead.HEADS_META,
               "README.md", "training_summary.json", "train_log.jsonl"):
         assert (d / f).is_file(), f
     cfg = json.loads((d / "config.json").read_text())
@@ -100,7 +101,7 @@ def test_checkpoint_files_and_summary(trained):
     assert s["mix_report"] == {"removed_as_leakage": {"toy": 2}}
     card = (d / "README.md").read_text()
     assert "toy_bin" in card and "seed: 7" in card and "removed_as_leakage" in card
-    core.record_eval_results(d, {"true_mean_auc": 0.5})
+    checkpoints.record_eval_results(d, {"true_mean_auc": 0.5})
     assert "true_mean_auc" in (d / "README.md").read_text()
 
 
@@ -147,9 +148,9 @@ def test_batch_order_does_not_change_scores(trained):
 def test_deterministic_same_seed(tiny_base):
     df = toy_frame(8)
     threads, det = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    r1 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
-    r2 = core.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
-    r3 = core.train(df, cfg_for(tiny_base, max_steps=6, seed=8), out_dir=False, progress=False, keep_model=True)
+    r1 = engine.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
+    r2 = engine.train(df, cfg_for(tiny_base, max_steps=6), out_dir=False, progress=False, keep_model=True)
+    r3 = engine.train(df, cfg_for(tiny_base, max_steps=6, seed=8), out_dir=False, progress=False, keep_model=True)
     s1, s2, s3 = (r.model.state_dict() for r in (r1, r2, r3))
     assert r1.losses == r2.losses
     assert all(torch.equal(s1[k], s2[k]) for k in s1)
@@ -162,20 +163,20 @@ def test_nli_only_model_has_no_side_heads(tiny_base, tmp_path):
     from transformers import AutoModelForSequenceClassification
 
     df = toy_frame(12, tasks=("3way",))
-    res = core.train(df, cfg_for(tiny_base, tasks=("3way",), max_steps=3), out_dir=tmp_path / "nli",
+    res = engine.train(df, cfg_for(tiny_base, tasks=("3way",), max_steps=3), out_dir=tmp_path / "nli",
                      progress=False)
-    assert not (res.out_dir / core.HEADS_FILE).exists()
+    assert not (res.out_dir / multihead.HEADS_FILE).exists()
     assert AutoModelForSequenceClassification.from_pretrained(res.out_dir).config.num_labels == 3
     m = load_alignscore_model(res.out_dir)
     assert m.heads == ("3way",)
     with pytest.raises(ValueError, match="no 'bin' head"):
         m.score(["the cat ."], ["the cat ."], head="bin")
     with pytest.raises(ValueError, match="does not train"):
-        core.train(toy_frame(8), cfg_for(tiny_base, tasks=("3way",)), out_dir=False, progress=False)
+        engine.train(toy_frame(8), cfg_for(tiny_base, tasks=("3way",)), out_dir=False, progress=False)
 
 
 def test_max_minutes_stops_and_saves(tiny_base, tmp_path):
-    res = core.train(toy_frame(8), cfg_for(tiny_base, max_steps=10_000, max_minutes=0.002),
+    res = engine.train(toy_frame(8), cfg_for(tiny_base, max_steps=10_000, max_minutes=0.002),
                      out_dir=tmp_path / "t", progress=False)
     assert res.stopped_by == "max_minutes" and 0 < res.steps < 10_000
     assert (res.out_dir / "model.safetensors").is_file()
@@ -184,23 +185,23 @@ def test_max_minutes_stops_and_saves(tiny_base, tmp_path):
 def test_length_grouped_batches_cover_each_row_once_per_epoch(tiny_base, monkeypatch):
     """With length grouping every row is still seen exactly once per epoch, and batches are length-sorted pools."""
     seen = []
-    orig = core.collate
+    orig = batches.collate
 
     def spy(tok, idx, pad_id, device="cpu"):
         seen.extend(int(i) for i in idx)
         return orig(tok, idx, pad_id, device)
 
-    monkeypatch.setattr(core, "collate", spy)
+    monkeypatch.setattr(engine, "collate", spy)   # the name the loop calls
     df = toy_frame(16).assign(text_a=lambda d: d.text_a + " " + pd.Series(["x " * i for i in range(48)]))
-    core.train(df, cfg_for(tiny_base, max_steps=6, length_pool=3), out_dir=False, progress=False)
+    engine.train(df, cfg_for(tiny_base, max_steps=6, length_pool=3), out_dir=False, progress=False)
     assert sorted(seen) == list(range(48))  # 6 steps x 8 = 48 rows = one epoch
 
 
 def test_epoch_batches_pure_and_length_sorted():
     lengths = np.array([5, 40, 7, 33, 12, 9, 28, 3, 17, 21, 30, 11])
-    a = core.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
-    b = core.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
-    c = core.epoch_batches(lengths, 3, 2, seed=1, epoch=1)
+    a = batches.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
+    b = batches.epoch_batches(lengths, 3, 2, seed=1, epoch=0)
+    c = batches.epoch_batches(lengths, 3, 2, seed=1, epoch=1)
     assert [x.tolist() for x in a] == [x.tolist() for x in b]
     assert [x.tolist() for x in a] != [x.tolist() for x in c]
     assert sorted(np.concatenate(a).tolist()) == list(range(12))
@@ -211,17 +212,17 @@ def test_epoch_batches_pure_and_length_sorted():
 def test_pretokenize_cache_and_collate(trained, tmp_path):
     tok = trained.tokenizer
     df = toy_frame(4)
-    t1 = core.pretokenize(tok, df, 16, cache_dir=tmp_path)
+    t1 = batches.pretokenize(tok, df, 16, cache_dir=tmp_path)
     assert len(list(tmp_path.glob("tok-*.npz"))) == 1 and not list(tmp_path.glob("*.tmp*"))
-    t2 = core.pretokenize(tok, df, 16, cache_dir=tmp_path)
+    t2 = batches.pretokenize(tok, df, 16, cache_dir=tmp_path)
     assert t1.key == t2.key and np.array_equal(t1.input_ids, t2.input_ids)
     ref = tok(list(df.text_a[:3]), list(df.text_b[:3]), truncation="longest_first", max_length=16, padding=True,
               return_tensors="pt")
-    got = core.collate(t1, [0, 1, 2], tok.pad_token_id)
+    got = batches.collate(t1, [0, 1, 2], tok.pad_token_id)
     for k in ("input_ids", "attention_mask", "token_type_ids"):
         assert torch.equal(got[k], ref[k]), k
     # a longer max_length is another cache entry; truncation is counted
-    t3 = core.pretokenize(tok, df, 8, cache_dir=tmp_path)
+    t3 = batches.pretokenize(tok, df, 8, cache_dir=tmp_path)
     assert t3.key != t1.key and t3.truncated == len(df) and t3.lengths.max() == 8
 
 
@@ -229,7 +230,7 @@ def test_resume_after_kill_is_bitwise_identical(tiny_base, tmp_path):
     """Kill after step 5 (state written at 4), resume: the weights equal an uninterrupted run's."""
     df = toy_frame(8)
     cfg = cfg_for(tiny_base, max_steps=8, checkpoint_every=2, length_pool=2)
-    full = core.train(df, cfg, out_dir=tmp_path / "a", progress=False, keep_model=True)
+    full = engine.train(df, cfg, out_dir=tmp_path / "a", progress=False, keep_model=True)
 
     class Kill(Exception):
         pass
@@ -239,30 +240,30 @@ def test_resume_after_kill_is_bitwise_identical(tiny_base, tmp_path):
             raise Kill
 
     with pytest.raises(Kill):
-        core.train(df, cfg, out_dir=tmp_path / "b", progress=False, on_step=kill)
-    assert (tmp_path / "b" / core.RESUME_FILE).is_file()
-    resumed = core.train(df, cfg, out_dir=tmp_path / "b", progress=False, keep_model=True)
+        engine.train(df, cfg, out_dir=tmp_path / "b", progress=False, on_step=kill)
+    assert (tmp_path / "b" / engine.RESUME_FILE).is_file()
+    resumed = engine.train(df, cfg, out_dir=tmp_path / "b", progress=False, keep_model=True)
     assert resumed.summary["resumed"] and resumed.steps == 8
     sa, sb = full.model.state_dict(), resumed.model.state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
     assert full.losses == resumed.losses
-    assert not (tmp_path / "b" / core.RESUME_FILE).exists()  # a finished run drops its state
+    assert not (tmp_path / "b" / engine.RESUME_FILE).exists()  # a finished run drops its state
     # a state from another configuration is refused, not silently mixed in
     with pytest.raises(Kill):
-        core.train(df, cfg, out_dir=tmp_path / "c", progress=False, on_step=kill)
+        engine.train(df, cfg, out_dir=tmp_path / "c", progress=False, on_step=kill)
     with pytest.raises(ValueError, match="another run"):
-        core.train(df, cfg_for(tiny_base, max_steps=8, checkpoint_every=2, lr=1e-3), out_dir=tmp_path / "c",
+        engine.train(df, cfg_for(tiny_base, max_steps=8, checkpoint_every=2, lr=1e-3), out_dir=tmp_path / "c",
                    progress=False)
 
 
 def test_bf16_autocast_close_to_fp32(tiny_base):
     df = toy_frame(8)
-    r32 = core.train(df, cfg_for(tiny_base, max_steps=4), out_dir=False, progress=False, keep_model=True)
-    r16 = core.train(df, cfg_for(tiny_base, max_steps=4, dtype="bf16"), out_dir=False, progress=False,
+    r32 = engine.train(df, cfg_for(tiny_base, max_steps=4), out_dir=False, progress=False, keep_model=True)
+    r16 = engine.train(df, cfg_for(tiny_base, max_steps=4, dtype="bf16"), out_dir=False, progress=False,
                      keep_model=True)
     assert r16.summary["dtype"] == "bf16-autocast"
     np.testing.assert_allclose(r32.losses, r16.losses, rtol=0.05, atol=0.02)
-    enc = core._encode(r32.tokenizer, ["the cat sat ."], ["the cat ."], 32, "cpu")
+    enc = pair_objective._encode(r32.tokenizer, ["the cat sat ."], ["the cat ."], 32, "cpu")
     with torch.no_grad():
         a = torch.softmax(r32.model.eval()(**enc)["3way"], -1)
         b = torch.softmax(r16.model.eval()(**enc)["3way"], -1)
@@ -276,24 +277,24 @@ def test_soft_rows_train_the_entailment_probability(tiny_base):
                          "task": "soft", "label": 0.95, "source": "toy_teacher"})
     probs = {}
     for target in (0.95, 0.05):
-        res = core.train(pd.concat([base, soft.assign(label=target)], ignore_index=True),
+        res = engine.train(pd.concat([base, soft.assign(label=target)], ignore_index=True),
                          cfg_for(tiny_base, tasks=("3way",), max_steps=40), out_dir=False, progress=False,
                          keep_model=True)
-        enc = core._encode(res.tokenizer, ["the dog runs in the park ."], ["the dog runs ."], 32, "cpu")
+        enc = pair_objective._encode(res.tokenizer, ["the dog runs in the park ."], ["the dog runs ."], 32, "cpu")
         with torch.no_grad():
-            probs[target] = float(torch.softmax(res.model.eval()(**enc)["3way"], -1)[0, core.LABEL2ID["entailment"]])
+            probs[target] = float(torch.softmax(res.model.eval()(**enc)["3way"], -1)[0, multihead.LABEL2ID["entailment"]])
     assert probs[0.95] > 0.6 > 0.3 > probs[0.05], probs
     with pytest.raises(ValueError, match="soft"):
-        core.validate_frame(soft.assign(label=1.5), core.ROW_TASKS)
+        pair_objective.validate_frame(soft.assign(label=1.5), pair_objective.ROW_TASKS)
     # the soft loss by hand: -(t log p + (1 - t) log(1 - p))
     logits = torch.tensor([[2.0, 0.0, -1.0]])
     pe = torch.softmax(logits, -1)[0, 0]
-    loss, _ = core._loss({"3way": logits}, torch.tensor([core.TASK_CODE["soft"]]), torch.tensor([0.7]), {})
+    loss, _ = pair_objective._loss({"3way": logits}, torch.tensor([pair_objective.TASK_CODE["soft"]]), torch.tensor([0.7]), {})
     assert abs(float(loss) - float(-(0.7 * torch.log(pe) + 0.3 * torch.log(1 - pe)))) < 1e-5
 
 
 def test_dev_eval_split(tiny_base):
-    res = core.train(toy_frame(20), cfg_for(tiny_base, max_steps=2, eval_rows=4), out_dir=False,
+    res = engine.train(toy_frame(20), cfg_for(tiny_base, max_steps=2, eval_rows=4), out_dir=False,
                      progress=False)
     s = res.summary
     assert s["mix"]["dev_rows"] == 12 and s["mix"]["train_rows"] == 48
@@ -312,14 +313,14 @@ def test_dev_eval_split(tiny_base):
 ])
 def test_bad_frames_raise(mutate, msg):
     with pytest.raises(ValueError, match=msg):
-        core.validate_frame(mutate(toy_frame(4)))
+        pair_objective.validate_frame(mutate(toy_frame(4)))
 
 
 def test_bad_config_raises():
     with pytest.raises(ValueError, match="tasks"):
-        core.TrainConfig(tasks=("nli",)).validate()
+        engine.TrainConfig(tasks=("nli",)).validate()
     with pytest.raises(ValueError, match="device"):
-        core.TrainConfig(device="tpu").validate()
+        engine.TrainConfig(device="tpu").validate()
 
 
 # --- inference aggregation -------------------------------------------------------------------------
@@ -408,7 +409,7 @@ def test_fp16_checkpoint_loads_as_float32(trained, tmp_path):
 
     d = tmp_path / "half"
     shutil.copytree(trained.out_dir, d)
-    assert core.convert_checkpoint_dtype(d, "fp16") == ["model.safetensors", core.HEADS_FILE]
+    assert checkpoints.convert_checkpoint_dtype(d, "fp16") == ["model.safetensors", multihead.HEADS_FILE]
     assert (d / "model.safetensors").stat().st_size < 0.6 * (trained.out_dir / "model.safetensors").stat().st_size
     full, half = load_alignscore_model(trained.out_dir), load_alignscore_model(d)
     assert next(half.model.parameters()).dtype == torch.float32
@@ -416,7 +417,7 @@ def test_fp16_checkpoint_loads_as_float32(trained, tmp_path):
     for h in ("3way", "bin", "reg"):
         np.testing.assert_allclose(half.pair_scores(a, b, head=h), full.pair_scores(a, b, head=h), atol=5e-3)
     with pytest.raises(ValueError, match="dtype"):
-        core.convert_checkpoint_dtype(d, "int8")
+        checkpoints.convert_checkpoint_dtype(d, "int8")
 
 
 def test_cli_commands_registered():
@@ -433,16 +434,16 @@ def test_init_continues_from_a_trained_checkpoint(trained, tiny_base):
     """cfg.init starts from the saved weights (heads included), not from the base encoder."""
     import torch
 
-    res = core.train(toy_frame(), cfg_for(tiny_base, max_steps=1, lr=1e-12, warmup_ratio=0.0, init=str(trained.out_dir)),
+    res = engine.train(toy_frame(), cfg_for(tiny_base, max_steps=1, lr=1e-12, warmup_ratio=0.0, init=str(trained.out_dir)),
                      out_dir=False, progress=False, keep_model=True)
-    ref, _ = core.load_multihead(trained.out_dir)
+    ref, _ = multihead.load_multihead(trained.out_dir)
     got, ref_sd = res.model.state_dict(), ref.state_dict()
     assert got.keys() == ref_sd.keys()
     for k in ref_sd:  # one step at lr 1e-12 moves no weight measurably
         torch.testing.assert_close(got[k], ref_sd[k], atol=1e-6, rtol=0)
     with pytest.raises(ValueError, match="has heads"):
         df = toy_frame(8)
-        core.train(df[df["task"] == "3way"], cfg_for(tiny_base, tasks=("3way",), max_steps=1, init=str(trained.out_dir)),
+        engine.train(df[df["task"] == "3way"], cfg_for(tiny_base, tasks=("3way",), max_steps=1, init=str(trained.out_dir)),
                    out_dir=False, progress=False)
 
 
@@ -452,16 +453,16 @@ def test_dev_from_keeps_the_parents_dev_rows_out_of_training(tiny_base, tmp_path
     parent = toy_frame(30)
     path = save_mix(parent, {"kind": "toy"}, tmp_path / "parent.parquet")
     cfg = cfg_for(tiny_base, max_steps=1, eval_rows=3, dev_from=str(path))
-    want_dev = core.split_eval(core.validate_frame(parent, cfg.row_tasks()), 3, cfg.seed)[1]
+    want_dev = pair_objective.split_eval(pair_objective.validate_frame(parent, cfg.row_tasks()), 3, cfg.seed)[1]
     child = pd.concat([parent.iloc[::-1], toy_frame(5).assign(text_b=lambda d: d["text_b"] + " again")],
                       ignore_index=True)
-    train_df, dev = core.split_like_parent(core.validate_frame(child, cfg.row_tasks()), cfg)
+    train_df, dev = pair_objective.split_like_parent(pair_objective.validate_frame(child, cfg.row_tasks()), cfg)
     pd.testing.assert_frame_equal(dev, want_dev)
-    assert not set(core._pair_key(train_df)) & set(core._pair_key(dev))
+    assert not set(pair_objective._pair_key(train_df)) & set(pair_objective._pair_key(dev))
     # rows that repeat a dev row go too (toy_frame repeats pairs); every other row stays
-    vc = core.validate_frame(child, cfg.row_tasks())
-    assert len(train_df) == int((~core._pair_key(vc).isin(set(core._pair_key(dev)))).sum()) >= len(child) - 3 * len(dev)
-    res = core.train(child, cfg, out_dir=False, progress=False)
+    vc = pair_objective.validate_frame(child, cfg.row_tasks())
+    assert len(train_df) == int((~pair_objective._pair_key(vc).isin(set(pair_objective._pair_key(dev)))).sum()) >= len(child) - 3 * len(dev)
+    res = engine.train(child, cfg, out_dir=False, progress=False)
     assert res.summary["dev_eval"]["3way"]["rows"] == int((want_dev["task"] == "3way").sum())
 
 

@@ -88,7 +88,7 @@ def test_blank_texts_dropped_and_reported():
 
 
 def test_save_and_load_mix(tmp_path):
-    from tfc.train.core import frame_sha256
+    from tfc.train.frames import frame_sha256
 
     frame = pd.DataFrame({"text_a": ["a b", "c d"], "text_b": ["a", "e"], "task": ["3way", "reg"],
                           "label": [2, 0.25], "source": ["anli_test", "sick2014_relatedness"]})

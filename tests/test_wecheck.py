@@ -129,7 +129,7 @@ def _pool(n=60, seed=0):
 
 
 def test_label_pool_drops_empty_signals_and_reports():
-    from tfc.train import wecheck as W
+    from tfc.train import wecheck_pool as W
 
     pool, y = _pool(200)
     p, rep = W.label_pool(pool)
@@ -197,7 +197,7 @@ def test_tiny_end_to_end(tmp_path, monkeypatch):
 def test_eval_subset_is_nested_and_stratified():
     from tfc import data as D
     from tfc.book.chapters import wecheck as WC
-    from tfc.train import wecheck as W
+    from tfc.train import wecheck_eval as W
 
     try:
         full = W.eval_frame("qags_xsum", sample=60)
@@ -229,13 +229,13 @@ def test_strong_warmup_pair_reads_both_models_the_same_way_and_texts_need_every_
     """WeCheck on v8 and its warm-up differ only in the checkpoint (v8's recorded chosen reading); the prose
     gives means only for full coverage, and the verdict follows the interval's side of 0."""
     from tfc.book.chapters import wecheck as WCh
-    from tfc.runs.inhouse import WECHECK_V8
+    from tfc.runs.inhouse_models import WECHECK_V8
 
     pair = WCh.strong_warmup_models()
     (warm_name, warm_kw), (wc_name, wc_kw) = pair.values()
     assert warm_name == wc_name == "summac-zs" and wc_kw["checkpoint"] == WECHECK_V8
     assert {k: v for k, v in wc_kw.items() if k != "checkpoint"} == {k: v for k, v in warm_kw.items() if k != "checkpoint"}
-    from tfc.runs.inhouse import TRIED
+    from tfc.runs.inhouse_models import TRIED
     assert [t["scorer"] for t in TRIED if t["checkpoint"] == WECHECK_V8] == [(wc_name, wc_kw)]   # "what we tried" row
     warm, wc = pair
     full = pd.DataFrame({"model": [warm, warm, wc, wc], "dataset": ["a", "b", "a", "b"], "auc": [70.0, 80.0, 72.0, 81.0],

@@ -235,10 +235,10 @@ def batch_size(ctx: Context, arg: str) -> str:
 
 def constant(ctx: Context, arg: str) -> str:
     from tfc import scorers
-    from tfc.runs import inhouse
+    from tfc.runs.auc_drift import DRIFT_LIMIT
     from tfc.scorers import seq2seq_nli
 
-    values = {"threshold": THRESHOLD, "digits": DIGITS, "drift_limit": inhouse.DRIFT_LIMIT,
+    values = {"threshold": THRESHOLD, "digits": DIGITS, "drift_limit": DRIFT_LIMIT,
               "fast_dtype": scorers.FAST_DTYPE, "seq2seq_positive": seq2seq_nli.POSITIVE,
               "seq2seq_template": seq2seq_nli.TRUE_TEMPLATE}
     return value_text(values[arg])

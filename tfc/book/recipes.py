@@ -295,7 +295,7 @@ def qa_command(rec: dict) -> list[str]:
 
 
 def gpu_commands(folder: str, rec: dict) -> list[str]:
-    from tfc.runs.inhouse import GPU_VARIANTS
+    from tfc.runs.inhouse_models import GPU_VARIANTS
 
     pre = ["scripts/fetch_mpnet.sh"] if GPU_VARIANTS[folder].get("base") == "mpnet" else []
     return [mix_command(rec), *pre, f"tfc gpu pack --variant {folder}                # here",
@@ -312,7 +312,7 @@ def release_command(folder: str, source: str, meta: dict | None) -> str:
 def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
     """The commands that retrain a record, a sentence that leads into them (without commands: says why), and
     how: release | snapshot | reproduce | gpu | wecheck | train | none."""
-    from tfc.runs.inhouse import GPU_VARIANTS
+    from tfc.runs.inhouse_models import GPU_VARIANTS
     from tfc.train import REPRODUCED
     from tfc.train.wecheck import RUNS
 
@@ -327,7 +327,7 @@ def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
                 "`tfc train reproduce` retrains it with its recorded settings (and rescores its plans):", "reproduce")
     if folder in GPU_VARIANTS:
         return (gpu_commands(folder, rec),
-                "A GPU job of `tfc.runs.inhouse.GPU_VARIANTS` trains it (see On a GPU machine above):", "gpu")
+                "A GPU job of `tfc.runs.inhouse_models.GPU_VARIANTS` trains it (see On a GPU machine above):", "gpu")
     if fam == "wecheck" and folder in RUNS:
         return ([f"tfc train wecheck --run {folder}"],
                 "`tfc train wecheck` runs its recipe from `tfc.train.wecheck.RUNS`:", "wecheck")
@@ -394,7 +394,7 @@ HOW = """\
   budget is repeated with its recorded step count), writes their records and rescores the plans of
   `tfc train score-inhouse`; `--only NAME` retrains one, `--skip-scoring` leaves the scores alone.
   `make reproduce` runs it and then builds the book in full mode.
-- After training, `tfc train score-inhouse PLAN` scores a model's plans (`tfc.runs.inhouse.plans()`) through
+- After training, `tfc train score-inhouse PLAN` scores a model's plans (`tfc.runs.inhouse_models.plans()`) through
   the cache, and `tfc train aggregation tfc/NAME` chooses a sentence model's SummaC-ZS reading on
   training-side dev data (never TRUE) and writes it into the model's record.
 
@@ -412,7 +412,7 @@ part of each score's signature, so the job refuses to run without spaCy and its 
 the release weights: take them out of the index for that call (`git rm -r -q --cached results/scores
 results/release`, the same paths in `.git/info/exclude`) and put them back afterwards (`git reset -q --
 results/scores results/release`); `tfc gpu pack` prints what would move. The variants are those of
-`tfc.runs.inhouse.GPU_VARIANTS` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
+`tfc.runs.inhouse_models.GPU_VARIANTS` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
 here, `job NAME --steps N` there, `tfc gpu unpack` here).
 """
 
@@ -452,7 +452,7 @@ def section(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
 
 
 def _command_lines(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
-    from tfc.runs.inhouse import GPU_VARIANTS
+    from tfc.runs.inhouse_models import GPU_VARIANTS
 
     cmds, lead, how = commands(rec, parent)
     if how == "release":
@@ -489,7 +489,7 @@ def render(records_dir: Path | None = None, release_root: Path | None = None) ->
     """The page, from the records in ``records_dir`` and the releases in ``release_root`` (defaults: the
     repository's ``results/models`` and ``results/release``)."""
     from tfc.runs.gpu import TRAVEL_LIMIT
-    from tfc.runs.inhouse import GPU_VARIANTS
+    from tfc.runs.inhouse_models import GPU_VARIANTS
     from tfc.train import REPRODUCED
 
     records = load_records(records_dir)

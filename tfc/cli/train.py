@@ -73,7 +73,8 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
            long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev, dtype,
            freeze=()):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
-    from tfc.train.qa import QATrainConfig, build_qa_set, train_qa, xquad_frame
+    from tfc.train.qa import QATrainConfig, train_qa
+    from tfc.train.qa_set import build_qa_set, xquad_frame
 
     click.echo(f"building the QA set ({sample} pairs per source, leakage filter, rule-based questions) ...")
     train_df, heldout, report = build_qa_set(sample=sample, seed=seed, per_pair=per_pair, heldout_pairs=heldout_pairs,
@@ -98,7 +99,7 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
 @click.option("--signals-only", is_flag=True, help="only compute the weak pool's own signals (score cache)")
 @click.option("--eval/--no-eval", "do_eval", default=True, show_default=True,
               help="score each trained checkpoint on the TRUE sets (stratified sample) and record it")
-@click.option("--eval-sample", type=int, default=None, help="rows per TRUE set (default tfc.train.wecheck.EVAL_SAMPLE; 0 = all)")
+@click.option("--eval-sample", type=int, default=None, help="rows per TRUE set (default tfc.train.wecheck_eval.EVAL_SAMPLE; 0 = all)")
 @click.option("--eval-subset", type=int, default=None,
               help="score only this many rows of each set's evaluation sample (nested; the ablation tables)")
 @click.option("--pool-sample", type=int, default=None, help="weak-pool rows per task (default from the config)")
@@ -116,6 +117,8 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
     """WeCheck weak supervision: weak pool -> label model -> noise filter -> fine-tune tfc/nli-minilm."""
     from tfc import config
     from tfc.train import wecheck as W
+    from tfc.train import wecheck_eval as WE
+    from tfc.train import wecheck_pool as WP
 
     if threads:
         import torch
@@ -136,8 +139,8 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
     def pool_for(cfg):   # built on first use (the runs' own signals come from the score cache)
         key = (cfg.tasks, cfg.leaked, cfg.pool_sample, cfg.seed)
         if key not in pools:
-            own = tuple(c for c in cfg.signals if c in W.OURS)
-            pools[key] = W.weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
+            own = tuple(c for c in cfg.signals if c in WP.OURS)
+            pools[key] = WP.weak_frame(cfg.tasks, leaked=cfg.leaked, sample=cfg.pool_sample, seed=cfg.seed,
                                       with_own=own)
             click.echo(json.dumps({"pool": list(cfg.tasks), "leaked": cfg.leaked, "rows": len(pools[key][0]),
                                    "leakage": pools[key][1].to_dict("records")}, default=str))
@@ -147,7 +150,7 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
         for cfg in cfgs:
             pool_for(cfg)
         return
-    sample = W.EVAL_SAMPLE if eval_sample is None else (eval_sample or None)
+    sample = WE.EVAL_SAMPLE if eval_sample is None else (eval_sample or None)
     for cfg in cfgs:
         pool, rep = pool_for(cfg)
         res = W.train_wecheck(cfg, pool=pool, leak_report=rep, out_dir=out)
@@ -157,7 +160,7 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
         if record and not out:
             W.write_record(cfg.name)
         if do_eval and not out:
-            W.evaluate(f"tfc/{cfg.name}", datasets=W.RUN_EVAL_SETS.get(cfg.name), sample=sample, subset=eval_subset,
+            WE.evaluate(f"tfc/{cfg.name}", datasets=W.RUN_EVAL_SETS.get(cfg.name), sample=sample, subset=eval_subset,
                        log=click.echo)
 
 

@@ -54,7 +54,7 @@ def _run(module, kind, base, max_minutes, max_steps, batch_size, grad_accum, max
          threads, sample, synthetic, out, name, mix_file, save_dtype, init, mix_version, dev_from, dtype=None,
          epochs=None, tasks=None):
     from tfc import config
-    from tfc.train.core import train as run_train
+    from tfc.train.engine import train as run_train
     from tfc.train.mix import build_mix
 
     cfg = module.default_config(base=base, max_minutes=max_minutes, max_steps=max_steps, batch_size=batch_size,
@@ -122,7 +122,7 @@ def sentence_cmd(**kw):
 def convert_cmd(checkpoint, dtype):
     """Rewrite a checkpoint's weights in fp16 or fp32 in place (CHECKPOINT: a directory or tfc/<name>)."""
     from tfc.train.alignscore import resolve_checkpoint
-    from tfc.train.core import convert_checkpoint_dtype
+    from tfc.train.checkpoints import convert_checkpoint_dtype
 
     path = resolve_checkpoint(checkpoint)
     files = convert_checkpoint_dtype(path, dtype)
@@ -161,22 +161,22 @@ def mix_cmd(kind, out, seed, sample, synthetic, version):
 @click.option("--dataset", "datasets", multiple=True, help="only these datasets (repeatable)")
 @click.option("--split", default=None, help="only this split (datasets without it are skipped)")
 def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
-    """Score the in-house checkpoints through the cache and record each run (tfc.runs.inhouse.plans).
+    """Score the in-house checkpoints through the cache and record each run (tfc.runs.inhouse_models.plans).
 
     PLANS: any of nli-true, nli-summac, alignscore-true, alignscore-summac, alignscore-split-ablation
     (default: all). Resumable: cached rows are not recomputed; run records go to
     results/models/<name>/scoring_runs.json.
     """
-    from tfc.runs import inhouse
+    from tfc.runs import inhouse_models, scoring_runs
 
-    known = list(inhouse.plans())
+    known = list(inhouse_models.plans())
     bad = [p for p in plans if p not in known]
     if bad:
         raise click.BadParameter(f"unknown plan(s) {bad}; known: {', '.join(known)}")
     for plan in plans or known:
         click.echo(f"[score-inhouse] {plan}")
-        inhouse.run_plan(plan, threads=threads, batch_size=batch_size, log=click.echo,
-                         datasets=set(datasets) or None, split=split)
+        scoring_runs.run_plan(plan, threads=threads, batch_size=batch_size, log=click.echo,
+                              datasets=set(datasets) or None, split=split)
 
 
 @click.command("score-qgqa")
@@ -314,7 +314,7 @@ def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
     the cache. A retrained checkpoint has a new identity, so its scores land under new signatures beside the
     committed ones (the book's full mode computes the chapters' scores for it, Q² and QAGS included).
     `--only qa-minilm` retrains the QA reader alone."""
-    from tfc.runs import inhouse
+    from tfc.runs import inhouse_models
 
     if skip_training and skip_scoring:
         raise click.UsageError("--skip-training with --skip-scoring leaves nothing to do")
@@ -323,7 +323,7 @@ def reproduce_cmd(ctx, device, threads, only, skip_training, skip_scoring):
         for name in names:
             _retrain(ctx, name, device, threads)
     for name in names:
-        click.echo(f"record: {inhouse.write_record(name, retrain=f'reproduce --only {name}')}")
+        click.echo(f"record: {inhouse_models.write_record(name, retrain=f'reproduce --only {name}')}")
     if skip_scoring:
         return
     if not set(names) & {"nli-minilm", "alignscore-minilm"}:

@@ -22,7 +22,7 @@ AlignScore's inference reads ``softmax(tri)[:, 0]`` (label 0 = aligned/entailmen
   For BERT/ALBERT backbones (not released, but the same code trains them) the pooler keeps its place
   and ``classifier`` <- ``tri_layer``.
 * ``bin_layer`` and ``reg_layer`` go to the side files ``tfc_heads.safetensors`` + ``tfc_heads.json``
-  (keys ``bin.weight``... as :func:`tfc.train.core.save_checkpoint` writes them) with the format
+  (keys ``bin.weight``... as :func:`tfc.models.multihead.save_checkpoint` writes them) with the format
   :data:`POOLED_FORMAT`: they read the *pooled* features (the input of ``classifier.out_proj``), not the
   first-token features of tfc's own heads, and ``reg`` has no activation (AlignScore uses the raw
   value). The in-house loader refuses this format (unknown ``format``) rather than misreading it;

@@ -3,7 +3,7 @@ AlignScore's extra ``bin`` and ``reg`` heads on the same features, saved as an o
 ``tfc_heads.safetensors`` + ``tfc_heads.json``.
 
 It lives in the models layer because three layers use it: the training engine builds and saves it
-(:mod:`tfc.train.core`), the scorers load it (:mod:`tfc.scorers.alignscore`), and the converter of the
+(:mod:`tfc.train.engine`), the scorers load it (:mod:`tfc.scorers.alignscore`), and the converter of the
 papers' AlignScore checkpoints builds its ``pooled`` variant (:mod:`tfc.models.convert`).
 """
 from __future__ import annotations

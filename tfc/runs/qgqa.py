@@ -4,7 +4,7 @@ A run scores one dataset (or a stratified sample) through the score cache (resum
 in ``results/models/qa-minilm/scoring_runs.json`` with rows, questions asked, wall time, examples/s,
 coverage (rows with a score, i.e. at least one valid question) and ROC AUC on the covered rows and with
 uncovered rows set to 0. Rows whose inputs already have a score under the same signature in another
-dataset's cache are copied first (:func:`tfc.runs.inhouse.reuse_identical`; e.g. ``q2_paper`` repeats
+dataset's cache are copied first (:func:`tfc.runs.scoring_runs.reuse_identical`; e.g. ``q2_paper`` repeats
 ``q2`` texts).
 
 ``PLAN`` is the order of the runs: every row of every set, the dialogue sets and both QAGS sets first, the
@@ -138,7 +138,7 @@ def stage_throughput(stage_seconds: dict, rows: int) -> dict:
 def score_run(name: str, dataset: str, sample: int | None = None, seed: int = 0, chunk_size: int = 64,
               batch_size: int | None = None, **overrides) -> dict:
     from tfc import data
-    from tfc.runs.inhouse import measured_split
+    from tfc.runs.scoring_runs import measured_split
 
     scorer = scorer_for(name, **overrides)
     df = data.load(dataset, sample=sample, seed=seed)
@@ -184,7 +184,7 @@ def record_path():
 
 def append_record(rec: dict) -> None:
     """Add (or replace) a run record in the QA model's record file (locked: parallel runs may finish at once)."""
-    from tfc.runs.inhouse import append_record as _append
+    from tfc.runs.scoring_runs import append_record as _append
 
     _append(QA_CHECKPOINT, rec)
 

@@ -85,7 +85,7 @@ DEFAULTS: dict[str, dict] = {
 # The fast preset: the as-published settings with bf16 weights in every model scorer (the lexical scorers are
 # unchanged). Chosen by measured drift, not by speed alone: on a CPU with native bf16, bf16 ran about as fast as
 # int8-dynamic or faster (benchmarks/bench_scorers.py), and int8 moved TRUE sets by several AUC points where bf16
-# stays within tfc.runs.inhouse.DRIFT_LIMIT (the Performance page shows the drift per scorer and set). On a CPU without
+# stays within tfc.runs.auc_drift.DRIFT_LIMIT (the Performance page shows the drift per scorer and set). On a CPU without
 # native bf16 arithmetic (AVX2 only) bf16 is emulated and slower than fp32: ``tfc.models.bf16_native`` says which.
 FAST_DTYPE = "bfloat16"
 FAST_SCORERS = ("nli", "summac-zs", "summac-conv", "alignscore", "wecheck", "qags", "q2", "bertscore")

@@ -13,7 +13,8 @@ import pandas as pd
 from tfc.scorers.alignscore_model import (HEADS, SPLITS, AlignScoreModel, aggregate_max_mean,  # noqa: F401
                                           aggregate_soft_lcs, build_units, chunk_sentences,
                                           load_alignscore_model, resolve_checkpoint)
-from tfc.train.core import TASKS, TrainConfig, TrainResult, recipe_config, train_on_mix
+from tfc.models.multihead import TASKS
+from tfc.train.engine import TrainConfig, TrainResult, recipe_config, train_on_mix
 
 DEFAULT_NAME = "alignscore-minilm"
 

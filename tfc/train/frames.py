@@ -1,6 +1,6 @@
 """A training frame's content: its required columns and content hashes (the mix's identity).
 
-Kept apart from the engine (:mod:`tfc.train.core`) so that the mix builders (:mod:`tfc.train.mix`,
+Kept apart from the engine (:mod:`tfc.train.engine`) so that the mix builders (:mod:`tfc.train.mix`,
 :mod:`tfc.train.contrast`) hash frames without importing the training loop.
 """
 from __future__ import annotations

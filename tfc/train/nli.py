@@ -9,7 +9,7 @@ from functools import partial
 
 import pandas as pd
 
-from tfc.train.core import TrainConfig, TrainResult, recipe_config, train_on_mix
+from tfc.train.engine import TrainConfig, TrainResult, recipe_config, train_on_mix
 
 DEFAULT_NAME = "nli-minilm"
 

@@ -1,10 +1,10 @@
 """The sentence-level alignment model: MiniLM-L6 with the 3-way, binary and regression heads, trained by
-the one engine (:mod:`tfc.train.core`) on the sentence mix (:func:`tfc.train.mix.build_sentence_mix`) at 128
+the one engine (:mod:`tfc.train.engine`) on the sentence mix (:func:`tfc.train.mix.build_sentence_mix`) at 128
 tokens in fp32 (bf16 autocast is emulated, and slower, on a CPU without native bf16).
 
 Two runs make the shipped model: ``tfc/sent-minilm`` (v1: 2100 steps on mix v1 from MiniLM) and
 ``tfc/sent-minilm-v2`` (continued from v1 on mix v2, which adds identical-sentence and compression
-positives; ``init`` and ``dev_from`` of :class:`tfc.train.core.TrainConfig`). The book's retraining page
+positives; ``init`` and ``dev_from`` of :class:`tfc.train.engine.TrainConfig`). The book's retraining page
 (``book/retraining.md``, generated from the records by ``tfc book recipes``) lists the commands.
 
 It is meant to be read SummaC-ZS style (sentence pairs, P(entail) - P(contradict), max over grounding
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tfc.train.core import TrainConfig, TrainResult, recipe_config, train_on_mix
+from tfc.train.engine import TrainConfig, TrainResult, recipe_config, train_on_mix
 
 DEFAULT_NAME = "sent-minilm"
 

@@ -1,20 +1,38 @@
 """The AlignScore chapter's tables (``notebooks/05_alignscore.md``): the in-house models beside the paper's
 AlignScore columns, the full-set AUC tables, the bar of the in-house models issue, what we tried, the
-fast presets' drift verdict and the ledger frames. The runs and records behind them live in
-:mod:`tfc.runs.inhouse`."""
+fast presets' drift verdict, the ledger frames, and the evaluation tables of the in-house models beside the
+paper's (AlignScore Tables 2, 3 and 9, read from the score cache). The models, runs and records behind them live
+in :mod:`tfc.runs` (:mod:`tfc.runs.inhouse_models`, :mod:`tfc.runs.scoring_runs`, :mod:`tfc.runs.cached_aucs`,
+:mod:`tfc.runs.auc_drift`, :mod:`tfc.runs.alignscore_ablations`)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import tfc.data as D
-from tfc import models
+from tfc import config, models
 from tfc.book.reference import paper_vs_ours
 from tfc.results.tables import add_averages
-from tfc.runs.inhouse import (DRIFT_LIMIT, OURS_LABEL, PAPER_COLUMNS, full_set_aucs, named_scorers, training_facts,
-                              tried_variants)
+from tfc.runs.auc_drift import DRIFT_LIMIT, drift_table
+from tfc.runs.cached_aucs import MISSING, cached_scores, full_set_aucs, named_scorers
+from tfc.runs.inhouse_models import (ABLATION_SAMPLE, SENT_FAST, SENT_FAST_PC, SENT_LABEL, SENT_MODELS, _true_sets,
+                                     training_facts, tried_variants)
+
+# our SummaC dataset -> AlignScore Table 2/9 row. Polytope: AlignScore relabelled it (App. B.1), so the
+# paper's row is compared with ``summac_polytope_alignscore``; FRANK's SummaC test split is unavailable.
+SUMMAC_ROWS = {"summac_cogensumm": "cogensumm", "summac_xsumfaith": "xsumfaith",
+               "summac_polytope_alignscore": "polytope", "summac_summeval": "summac_summeval",
+               "summac_frank": "summac_frank"}
+OURS = {
+    "alignscore-minilm": ("alignscore", {"checkpoint": "tfc/alignscore-minilm"}),
+    "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"}),
+}
+OURS_LABEL = "in-house MiniLM (22M), trained offline"
+PAPER_COLUMNS = {"alignscore_base": "AlignScore-base (paper, 125M)",
+                 "alignscore_large": "AlignScore-large (paper, 355M)"}
 
 
 def ledger_frame(long: pd.DataFrame, table: str, column: str = "alignscore_base") -> pd.DataFrame:
@@ -173,7 +191,7 @@ def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
 
 
 def training_facts_by_model(scorers: dict) -> dict:
-    """:func:`tfc.runs.inhouse.training_facts` of each ``{label: scorer}``'s checkpoint; a model without a
+    """:func:`tfc.runs.inhouse_models.training_facts` of each ``{label: scorer}``'s checkpoint; a model without a
     training record is left out, and said so."""
     facts = {}
     for label, s in scorers.items():
@@ -244,8 +262,8 @@ def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
     """Prose values of the variants trained on a GPU (v6, v7, v8) beside v3, for the chapter's glue: each
     model's nine-set mean under the reading its dev sweep chose (``sent_gpu_<v>_mean``), v8's PAWS and SummEval,
     v8 with the rule splitter against spaCy on FRANK and SummEval (``rule``: :func:`full_set_aucs` of
-    :data:`tfc.runs.inhouse.SENT_V8_RULE`), the training facts from the records, and the identity probe."""
-    from tfc.runs.inhouse import SENT_V3, SENT_V6, SENT_V7, SENT_V8, chosen_readings, recorded_identity_probe
+    :data:`tfc.runs.inhouse_models.SENT_V8_RULE`), the training facts from the records, and the identity probe."""
+    from tfc.runs.inhouse_models import SENT_V3, SENT_V6, SENT_V7, SENT_V8, chosen_readings, recorded_identity_probe
 
     ckpts = {"v3": SENT_V3, "v6": SENT_V6, "v7": SENT_V7, "v8": SENT_V8}
     label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in ckpts.items()}
@@ -278,7 +296,7 @@ def step_texts(full: pd.DataFrame, n_sets: int, prefix: str, old: tuple, new: tu
     ``<prefix>_*``: both nine-set means and their PAWS and SummEval under the reading each model's dev sweep
     chose, the set with the largest change either way, the training facts from the new model's record, and both
     models' training-side dev means. "n/a" throughout where a model has no record or no full-set scores."""
-    from tfc.runs.inhouse import chosen_readings
+    from tfc.runs.inhouse_models import chosen_readings
 
     label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in (old, new)}
     (ko, co), (kn, cn) = old, new
@@ -312,7 +330,7 @@ def step_texts(full: pd.DataFrame, n_sets: int, prefix: str, old: tuple, new: tu
 
 def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
     """:func:`step_texts` of v9 (v8 continued for one epoch on a CPU) beside v8, as ``sent_v9_*``."""
-    from tfc.runs.inhouse import SENT_V8, SENT_V9
+    from tfc.runs.inhouse_models import SENT_V8, SENT_V9
 
     return step_texts(full, n_sets, "sent_v9", ("v8", SENT_V8), ("v9", SENT_V9))
 
@@ -320,7 +338,7 @@ def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
 def backbone_texts(full: pd.DataFrame, n_sets: int) -> dict:
     """:func:`step_texts` of v10 (v8's data on all-mpnet-base-v2, on a GPU) beside v9, as ``sent_v10_*``, plus
     v10's preset-reading mean (``sent_v10_preset_mean``)."""
-    from tfc.runs.inhouse import SENT_V9, SENT_V10
+    from tfc.runs.inhouse_models import SENT_V9, SENT_V10
 
     out = step_texts(full, n_sets, "sent_v10", ("v9", SENT_V9), ("v10", SENT_V10))
     out["sent_v10_preset_mean"] = mean_text(full, SENT_V10[4:], n_sets)
@@ -332,7 +350,6 @@ def release_texts(source, release, name: str, datasets) -> dict:
     the largest |AUC drift| on the rows both scorers' caches hold, and the verdict against the drift limit.
     ``source``/``release``: the two scorers (same reading), None when unavailable; ``name``: the release."""
     from tfc.models import release as R
-    from tfc.runs.inhouse import DRIFT_LIMIT, drift_table
 
     meta = R.release_dir(name) / R.META
     out = {"sent_v8r_mb": f"{json.loads(meta.read_text())['bytes'] / 1e6:.1f}" if meta.is_file() else "n/a",
@@ -348,7 +365,7 @@ def release_texts(source, release, name: str, datasets) -> dict:
 
 def dev_mean(checkpoint: str) -> str:
     """Mean AUC over the training-side dev sets of the reading a model's recorded sweep chose, as text."""
-    from tfc.runs.inhouse import recorded_sweep
+    from tfc.runs.inhouse_models import recorded_sweep
 
     rec = recorded_sweep(checkpoint)
     if not rec:
@@ -359,7 +376,7 @@ def dev_mean(checkpoint: str) -> str:
 
 def coverage_text(cov: pd.DataFrame) -> str:
     """How much of the TRUE sets an ablation run covers (the ``coverage`` frame of
-    :func:`tfc.runs.inhouse.ablation_groups`), as prose: "every row of all 9 sets (23,853 rows)" or
+    :func:`tfc.runs.alignscore_ablations.ablation_groups`), as prose: "every row of all 9 sets (23,853 rows)" or
     "13,102 of 23,853 rows; complete: frank, q2"."""
     if cov.empty:
         return "no rows"
@@ -371,11 +388,12 @@ def coverage_text(cov: pd.DataFrame) -> str:
 
 
 def ablation_texts(con: pd.DataFrame, kind: str, alpha: float = 0.05) -> dict:
-    """Glue text of an ablation's contrasts (:func:`tfc.runs.inhouse.ablation_contrasts`): per alternative
+    """Glue text of an ablation's contrasts (:func:`tfc.runs.alignscore_ablations.ablation_contrasts`): per alternative
     ``as_<kind>_vs_<alt>`` = "alternative − published [95 % CI]" (AUC x 100), and ``as_<kind>_verdict``, which
     alternatives the published choice beats, loses to or ties (Holm-adjusted p against ``alpha``). "n/a" when the
     run does not cover every row."""
-    from tfc.runs.inhouse import ABLATION_REFERENCE, SPLIT_MODES
+    from tfc.runs.alignscore_ablations import ABLATION_REFERENCE
+    from tfc.runs.inhouse_models import SPLIT_MODES
     from tfc.scorers.alignscore import HEADS
 
     alts = [a for a in (HEADS if kind == "head" else SPLIT_MODES) if a != ABLATION_REFERENCE[kind]]
@@ -409,3 +427,145 @@ def task_rows_text(checkpoint: str) -> str:
         src = ", ".join(g["source"]) if len(g) <= 3 else f"{len(g)} sources"
         parts.append(f"{task} {int(g['rows'].sum()):,} ({src})")
     return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------------
+# evaluation tables of the in-house models beside the paper's (all read the score cache; nothing is
+# recomputed when ``cache_only=True``)
+
+def ours_scorers(names=tuple(OURS), checkpoint: str | None = None, skip_missing: bool = False,
+                 **overrides) -> dict:
+    """``{label: scorer}`` for our in-house models (``OURS``), with extra config overrides.
+
+    ``checkpoint`` replaces the AlignScore model's checkpoint (bring your own; its label is the
+    checkpoint's short name). ``skip_missing=True`` leaves out a model whose identity cannot be
+    established (neither installed weights nor a committed record);
+    :data:`tfc.runs.cached_aucs.MISSING` then names it.
+    """
+    spec = {}
+    MISSING.clear()
+    for n in names:
+        if n not in OURS:
+            raise KeyError(f"unknown in-house model {n!r}; known: {', '.join(OURS)}")
+        name, kw = OURS[n]
+        label = n
+        if checkpoint and name == "alignscore" and checkpoint != kw["checkpoint"]:
+            kw = {**kw, "checkpoint": checkpoint}
+            label = models.short_name(checkpoint)
+        spec[label] = (name, {**kw, **overrides})
+    return named_scorers(spec, skip_missing=skip_missing)
+
+
+def _auc_row(res: pd.DataFrame) -> tuple[float, int]:
+    from tfc.meta import roc_auc
+
+    got = res.dropna(subset=["score"])
+    ok = len(got) and got["label"].nunique() == 2
+    return (roc_auc(got["label"], got["score"]) if ok else float("nan")), int(len(got))
+
+
+def coverage(models: dict, datasets, split_of=None) -> pd.DataFrame:
+    """Cached rows per model and dataset (``model, dataset, rows, cached``), read from the cache only;
+    ``split_of`` maps a dataset to the split to count (default: all splits)."""
+    rows = []
+    for ds in datasets:
+        split = (split_of or {}).get(ds)
+        for label, sc in models.items():
+            res = cached_scores(sc, ds, split, None, 0, True)
+            rows.append({"model": label, "dataset": ds, "rows": len(res), "cached": int(res["score"].notna().sum())})
+    return pd.DataFrame(rows, columns=["model", "dataset", "rows", "cached"])
+
+
+def evaluation_sample(models: dict, datasets, sample=None, split_of=None):
+    """The sample to evaluate on: ``sample`` when given; else None (all rows) when every model has every
+    row cached, else the fixed stratified sample :data:`ABLATION_SAMPLE` (runs score it first)."""
+    if sample is not None:
+        return sample
+    cov = coverage(models, datasets, split_of)
+    return None if len(cov) and (cov["cached"] == cov["rows"]).all() else ABLATION_SAMPLE
+
+
+def summac_auc(models: dict, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
+    """ROC AUC (0..1) on the SummaC *test* splits (AlignScore Table 2); a set without a test split in
+    the mirror (FRANK) is scored on its val split and flagged. Long form: ``row, dataset, split, column,
+    value, n, n_scored, signature``."""
+    from tfc import data
+
+    rows = []
+    for ds, row in SUMMAC_ROWS.items():
+        split = "test" if "test" in data.info(ds).splits else "val"
+        for label, sc in models.items():
+            res = cached_scores(sc, ds, split, sample, seed, cache_only)
+            auc, n_scored = _auc_row(res)
+            rows.append({"row": row, "dataset": ds, "split": split, "column": label, "value": auc,
+                         "n": len(res), "n_scored": n_scored, "signature": sc.signature})
+    return pd.DataFrame(rows)
+
+
+def true_auc(models: dict, datasets=None, sample=None, seed=0, cache_only=True,
+             averages=("avg_zs_wo_paws_vitc_fever", "avg_wo_vitc_fever")) -> pd.DataFrame:
+    """ROC AUC (0..1) on the TRUE text sets (AlignScore Table 3) plus the papers' averages that the nine
+    sets allow (AVG-ZS, TRUE's 9-set mean; AlignScore's AVG needs FEVER and VitaminC, label-only here)."""
+    rows = []
+    for ds in datasets or _true_sets():
+        for label, sc in models.items():
+            res = cached_scores(sc, ds, None, sample, seed, cache_only)
+            auc, n_scored = _auc_row(res)
+            rows.append({"row": ds, "column": label, "value": auc, "n": len(res), "n_scored": n_scored,
+                         "signature": sc.signature})
+    return add_averages(pd.DataFrame(rows), averages)
+
+
+def summac_balanced_accuracy(models: dict, sample=None, seed=0, cache_only=True) -> pd.DataFrame:
+    """AlignScore Table 9: balanced accuracy on the SummaC test split at the threshold tuned on val
+    (:func:`tfc.meta.tuned_accuracy`), for the sets with both splits. Long form with ``threshold``."""
+    from tfc import data
+    from tfc.meta import tuned_accuracy
+
+    rows = []
+    for ds, row in SUMMAC_ROWS.items():
+        if not {"val", "test"} <= set(data.info(ds).splits):
+            continue
+        for label, sc in models.items():
+            val = cached_scores(sc, ds, "val", sample, seed, cache_only).dropna(subset=["score"])
+            test = cached_scores(sc, ds, "test", sample, seed, cache_only).dropna(subset=["score"])
+            if val["label"].nunique() < 2 or test.empty:
+                acc, thr = float("nan"), float("nan")
+            else:
+                r = tuned_accuracy(val["label"], val["score"], test["label"], test["score"])
+                acc, thr = r.balanced_accuracy, r.threshold
+            rows.append({"row": row, "dataset": ds, "column": label, "value": acc, "threshold": thr,
+                         "n_val": len(val), "n_test": len(test), "signature": sc.signature})
+    return pd.DataFrame(rows)
+
+
+def preset_drift(datasets=None) -> pd.DataFrame:
+    """The shipped sentence model's fast CPU presets against its fp32 preset, on the rows both caches hold
+    (the drift sample): one :func:`tfc.runs.auc_drift.drift_table` per preset, stacked, with a ``preset``
+    column."""
+    sc = named_scorers({"fp32": SENT_MODELS[SENT_LABEL], "int8-dynamic": SENT_FAST, "int8-dynamic-pc": SENT_FAST_PC})
+    if "fp32" not in sc:
+        return pd.DataFrame()
+    parts = [drift_table(sc["fp32"], sc[k], datasets).assign(preset=k) for k in ("int8-dynamic", "int8-dynamic-pc") if k in sc]
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def train_dtype_benchmark(path=None) -> pd.DataFrame:
+    """The fp32 vs bf16-autocast training probes (``benchmarks/bench_train.py --dtypes fp32 bf16``), one table
+    over every recorded machine (``benchmarks/results/train_dtype*.json``, or the one file ``path``), each row
+    with the machine it ran on: whether bf16 pays depends on native bf16 arithmetic (``cpu_bf16_flags``).
+    Empty when no record exists."""
+    root = config.REPO_ROOT / "benchmarks" / "results"
+    files = [Path(path)] if path else sorted(root.glob("train_dtype*.json"))
+    frames = []
+    for p in files:
+        if not p.is_file():
+            continue
+        rec = json.loads(p.read_text())
+        flags = rec.get("cpu_bf16_flags")
+        frames.append(pd.DataFrame(rec["rows"]).assign(
+            device=rec.get("device"), cpu_capability=rec.get("cpu_capability"),
+            cpu_bf16_flags=", ".join(flags) if flags else "not recorded",
+            load_average_at_end=str(rec.get("load_average_at_end")), created=rec.get("created_utc")))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

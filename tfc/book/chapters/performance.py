@@ -115,18 +115,39 @@ def scorers_note(res: dict | None = None) -> str:
     return "Measured on " + ", ".join(str(b) for b in bits) + "."
 
 
-def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
-    """The fast preset against fp32 per model scorer and TRUE set (:func:`tfc.runs.inhouse.fast_drift`, read
-    from the committed caches) and the page's glue texts (sample size, largest |drift|, verdict per scorer)."""
-    from tfc.runs import inhouse as I
+def fast_drift(datasets=None) -> pd.DataFrame:
+    """The fast preset (:data:`tfc.scorers.FAST_DTYPE`) of each model scorer against its fp32 reading, on the
+    shipped model and the rows both caches hold (:data:`tfc.runs.inhouse_models.FAST_DRIFT_READINGS`, scored by
+    the ``fast-*-sample`` plans): one :func:`tfc.runs.auc_drift.drift_table` per scorer, stacked, with ``scorer``
+    and ``preset`` columns."""
+    from tfc.runs.auc_drift import drift_table
+    from tfc.runs.cached_aucs import named_scorers
+    from tfc.runs.inhouse_models import FAST_DRIFT_READINGS
     from tfc.scorers import FAST_DTYPE
 
-    d = I.fast_drift(datasets)
-    n_sets = len(datasets) if datasets is not None else len(I._true_sets())
-    texts = {"perf_fast_dtype": FAST_DTYPE, "perf_fast_n": str(I.FAST_DRIFT_SAMPLE),
-             "perf_fast_limit": f"{I.DRIFT_LIMIT}", "perf_fast_checkpoint": I.SENT_CHECKPOINT,
+    parts = []
+    for name, kw, _ in FAST_DRIFT_READINGS.values():
+        sc = named_scorers({"fp32": (name, {**kw, "dtype": "float32"}), "fast": (name, {**kw, "dtype": FAST_DTYPE})})
+        if {"fp32", "fast"} <= set(sc):
+            d = drift_table(sc["fp32"], sc["fast"], datasets)
+            if len(d):
+                parts.append(d.assign(scorer=name, preset=FAST_DTYPE, signature=sc["fast"].signature))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
+    """The fast preset against fp32 per model scorer and TRUE set (:func:`fast_drift`, read from the committed
+    caches) and the page's glue texts (sample size, largest |drift|, verdict per scorer)."""
+    from tfc.runs.auc_drift import DRIFT_LIMIT, drift_verdict
+    from tfc.runs.inhouse_models import FAST_DRIFT_SAMPLE, SENT_CHECKPOINT, _true_sets
+    from tfc.scorers import FAST_DTYPE
+
+    d = fast_drift(datasets)
+    n_sets = len(datasets) if datasets is not None else len(_true_sets())
+    texts = {"perf_fast_dtype": FAST_DTYPE, "perf_fast_n": str(FAST_DRIFT_SAMPLE),
+             "perf_fast_limit": f"{DRIFT_LIMIT}", "perf_fast_checkpoint": SENT_CHECKPOINT,
              "perf_fast_max": f"{d['drift'].abs().max():.2f}" if len(d) else "not measured",
-             "perf_fast_verdict": I.drift_verdict(d, by="scorer", n_sets=n_sets)}
+             "perf_fast_verdict": drift_verdict(d, by="scorer", n_sets=n_sets)}
     if len(d):
         d = d[["scorer", "dataset", "rows", "auc_fp32", "auc_fast", "drift", "max_abs_score_diff", "signature"]]
     return d, texts

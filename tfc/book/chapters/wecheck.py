@@ -190,7 +190,7 @@ def strong_warmup_models() -> dict:
     """``{label: (scorer, config)}``: v8, the strongest in-house warm-up, and WeCheck's recipe trained on it
     (``tfc/wecheck-minilm-v8``), both read the way v8's dev-data sweep chose, so the two differ only in the
     weak-supervision fine-tuning. Empty when v8 has no recorded sweep."""
-    from tfc.runs.inhouse import SENT_V8, WECHECK_V8, chosen_readings
+    from tfc.runs.inhouse_models import SENT_V8, WECHECK_V8, chosen_readings
 
     chosen = list(chosen_readings([SENT_V8]).values())
     if not chosen:
