@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +170,24 @@ def test_a_qa_reader_release_records_its_best_spans(tmp_path):
     assert R.is_reader(ckpt) and "check_probs" not in meta and len(meta["check_outputs"]) == len(R.CHECK_PAIRS)
     target = R.materialize("reader", target=tmp_path / "inst", root=tmp_path / "rel")
     assert R.check_outputs(target) == meta["check_outputs"]
+
+
+def test_an_install_from_an_earlier_release_is_replaced(tmp_path, monkeypatch):
+    """A shipped release that changed (a new materialized identity) is reinstalled on the next use; a directory
+    without release metadata (a checkpoint trained here) is left alone."""
+    from tfc import models
+
+    monkeypatch.setattr(R, "release_root", lambda: tmp_path / "rel")
+    monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "art"))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conv.json").write_text('{"v": 1}')
+    R.pack_files(src, "thing")
+    first = Path(models.resolve("tfc/thing"))
+    assert json.loads((first / "conv.json").read_text()) == {"v": 1}
+    (src / "conv.json").write_text('{"v": 2}')
+    R.pack_files(src, "thing")
+    assert json.loads((Path(models.resolve("tfc/thing")) / "conv.json").read_text()) == {"v": 2}
+    (tmp_path / "art" / "mine").mkdir()
+    (tmp_path / "art" / "mine" / "config.json").write_text("{}")
+    assert models.resolve("tfc/mine") == str(tmp_path / "art" / "mine")

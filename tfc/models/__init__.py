@@ -61,6 +61,19 @@ def _missing_message(checkpoint: str, where: Path) -> str:
             f"Shipped in-house checkpoints: {', '.join(shipped) or 'none'}")
 
 
+def _stale_install(name: str, installed: Path) -> bool:
+    """True when ``installed`` was installed from an earlier version of the shipped release ``name`` (its copy of
+    the release's metadata differs from the committed one): the next use reinstalls it. A directory that holds
+    no release metadata (a checkpoint trained here) is never replaced."""
+    from tfc.models import release
+
+    mine, shipped = installed / release.META, release.release_dir(name) / release.META
+    if not (mine.is_file() and shipped.is_file()):
+        return False
+    return json.loads(mine.read_text()).get("materialized_identity") != \
+        json.loads(shipped.read_text()).get("materialized_identity")
+
+
 def resolve(checkpoint: str) -> str:
     """Map a checkpoint name to a local directory (str) or return the hub id unchanged."""
     if not isinstance(checkpoint, str) or not checkpoint:
@@ -69,7 +82,7 @@ def resolve(checkpoint: str) -> str:
         return str(minilm_dir())
     if checkpoint.startswith("tfc/"):
         p = config.artifacts_dir() / checkpoint[4:]
-        if not p.is_dir():
+        if not p.is_dir() or _stale_install(checkpoint[4:], p):
             from tfc.models import release
 
             if release.available(checkpoint[4:]):  # shipped weights: verify, dequantise, install once
