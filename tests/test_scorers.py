@@ -192,11 +192,12 @@ def test_summac_conv_train_and_score(tiny, tmp_path, monkeypatch, data_dir):
 
     meta = train_conv(tiny, ["q2"], str(tmp_path / "conv"), sample=16, epochs=5)
     assert meta["n_examples"] == 16 and (tmp_path / "conv" / "conv.safetensors").is_file()
-    s = S.get("summac-conv", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"))
+    s = S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"))
     out = s.score(G, H, progress=False)
     assert ((out > 0) & (out < 1)).all()
     with pytest.raises(ValueError):
-        S.get("summac-conv", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"), n_bins=10).score(
+        S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"),
+              n_bins=10).score(
             G, H, progress=False)
 
 

@@ -26,12 +26,18 @@ def train():
 @click.option("--lr", type=float, default=1e-2)
 @click.option("--out", default="tfc/summac-conv", show_default=True, help="output dir or tfc/<name>")
 @click.option("--label-names", default=None, help="comma-separated label order override")
+@click.option("--grounding-granularity", default=None,
+              help="the reading of the grounding (default: the one `summac-conv`'s default configuration reads, so "
+                   "`tfc score -s summac-conv --conv-checkpoint OUT` scores with it; 'sentence' as published)")
 @click.option("--device", default=None)
-def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, label_names, device):
+def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, label_names, grounding_granularity,
+                device):
     """Train SummaC-Conv's 1-D convolution on NLI-matrix histograms of labelled examples."""
+    from tfc.scorers import DEFAULTS
     from tfc.scorers.summac import train_conv
 
-    kw = {"device": device}
+    kw = {"device": device, "grounding_granularity": grounding_granularity
+          or DEFAULTS["summac-conv"].get("grounding_granularity", "sentence")}
     if label_names:
         kw["label_names"] = tuple(x.strip() for x in label_names.split(","))
     meta = train_conv(checkpoint, list(datasets), out, split=split, sample=sample, seed=seed, epochs=epochs,
