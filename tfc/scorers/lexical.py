@@ -3,8 +3,7 @@
 As in TRUE, the **grounding is the reference** and the generated text is the candidate. Every lexical
 config has ``reference="grounding"`` (the default, the preset) or ``"generated"``, which swaps the roles (the
 grounding is scored as the candidate); it matters for BLEU and for the precision / recall components, not
-for the symmetric F-measures, and is an analysis option, never a preset. (Until session 17 the field
-existed but was ignored: a non-default value changed the signature and nothing else.)
+for the symmetric F-measures, and is an analysis option, never a preset.
 
 Tokenisation (and why):
 
@@ -24,7 +23,7 @@ Tokenisation (and why):
   while its Table 9 AUCs match ``rougeL-squad`` and not this one, so the paper used two ROUGE-L implementations.
 * ``rougeL-squad`` / ``bleu4-squad`` -- TRUE's Table 9 ROUGE-L and BLEU-4: both texts first go through the
   ``f1`` scorer's SQuAD normalisation (``normalize="squad"``), then the ``rougeL`` / ``bleu4`` computation runs
-  on the normalised strings. Honest history: until session 19 TRUE's Table 9 was compared with ``rougeL`` and
+  on the normalised strings. TRUE's Table 9 was first compared with ``rougeL`` and
   ``bleu4`` on the raw texts; the shared normalisation was found by testing one hypothesis (TRUE normalised
   once for all its lexical baselines) on every Table 9 cell at once, and it puts 8 and 7 of the nine cells
   within a point against 7 and 4 (the TRUE scorers chapter). The raw-text scorers stay registered as the
@@ -37,8 +36,8 @@ Tokenisation (and why):
   (``SmoothingFunction.method0``), so a pair without a shared 4-gram gets a tiny score that still
   ranks it by its lower-order matches and brevity penalty; only a pair without a shared word scores 0.
   For a ranking metric this matters: sacrebleu's ``smooth_method="none"`` gives all such pairs exactly
-  0, and on the dialogue sets most pairs tie there. Honest history: the preset was sacrebleu's
-  ``"none"`` until session 15 (chosen for the cited definition, documented then as "also NLTK's
+  0, and on the dialogue sets most pairs tie there. The preset was first sacrebleu's
+  ``"none"`` (chosen for the cited definition, documented then as "also NLTK's
   default", which it is not); NLTK's floor was adopted after comparing tie treatments against TRUE
   Table 9, where it alone brings BEGIN and DialFact within a point (the TRUE scorers chapter shows
   every configuration beside it). The tokenisation was not changed. ``"none"``, ``"exp"`` (sacrebleu's
