@@ -341,13 +341,16 @@ def test_probe_texts_by_hand_and_when_absent():
     assert A.probe_texts(pd.DataFrame(), {"a": "tfc/m-a"})["sent_probe_a"] == "n/a"
 
 
-def test_the_second_release_is_read_the_way_v8s_dev_sweep_chose():
-    """The shipped v8 release is read with the settings v8's recorded dev-data sweep chose (not picked by hand)."""
-    chosen = M.chosen_readings([M.SENT_V8])
+def test_the_shipped_release_is_read_the_way_its_parents_dev_sweep_chose():
+    """The shipped release is read with the settings its parent's recorded dev-data sweep chose (not picked by
+    hand), under the label its recipe gives."""
+    rel = M.recipe(M.shipped_sentence_model())
+    assert rel["reads_as"] == rel["parent"]
+    chosen = M.chosen_readings([rel["parent"]])
     assert len(chosen) == 1
     (_, want), = chosen.values()
-    name, got = M.SENT_MODELS[M.SENT_V8_RELEASE_LABEL]
-    assert name == "summac-zs" and got["checkpoint"] == M.SENT_V8_RELEASE
+    name, got = M.shipped_readings()[rel["label"]]
+    assert name == "summac-zs" and got["checkpoint"] == rel["checkpoint"]
     assert {k: v for k, v in got.items() if k != "checkpoint"} == {k: v for k, v in want.items() if k != "checkpoint"}
 
 
@@ -387,7 +390,9 @@ def test_cpu_texts_compare_v9_with_v8_set_by_set():
     sets = STEP_SETS
     v8 = dict(zip(sets, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
     v9 = {**v8, "paws": 71.0, "summeval": 66.5}
-    lab, full = _step_frame({"v8": (M.SENT_V8, v8), "v9": (M.SENT_V9, v9)})
+    v9c = next(c for c, r in M.recipes("sentence").items() if r["parent"] in M.sentence_models("shipped"))
+    assert A.short_name(v9c) == "v9" and A.short_name(M.recipe(v9c)["compared_with"]) == "v8"
+    lab, full = _step_frame({"v8": (M.recipe(v9c)["compared_with"], v8), "v9": (v9c, v9)})
     t = A.cpu_texts(full, len(sets))
     assert t["sent_v9_v8_mean"] == f"{np.mean(list(v8.values())):.1f}"
     assert t["sent_v9_v9_paws"] == "71.0" and t["sent_v9_v8_summeval"] == "70.0"
@@ -401,7 +406,8 @@ def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
     sets = STEP_SETS
     v9 = dict(zip(sets, [82.0, 70.0, 70.0, 74.0, 74.0, 83.0, 68.0, 80.0, 67.0]))
     v10 = {**v9, "paws": 74.0, "begin": 79.0}
-    _, full = _step_frame({"v9": (M.SENT_V9, v9), "v10": (M.SENT_V10, v10)})
+    v10c = next(c for c, r in M.recipes("sentence").items() if r["parent"] == "mpnet")
+    _, full = _step_frame({"v9": (M.recipe(v10c)["compared_with"], v9), "v10": (v10c, v10)})
     t = A.backbone_texts(full, len(sets))
     assert t["sent_v10_v10_mean"] == f"{np.mean(list(v10.values())):.1f}"
     assert t["sent_v10_up"] == "paws (+7.0)" and t["sent_v10_down"] == "begin (-4.0)"
@@ -452,3 +458,67 @@ def test_write_record_names_the_recipe_that_rebuilds_the_weights(tmp_path, monke
     assert rec["note"].endswith("(retrain with `tfc train qa`)")
     with pytest.raises(FileNotFoundError):
         inhouse_models.write_record("absent")
+
+
+RECIPE_FIELDS = {"checkpoint", "family", "parent", "mix", "epochs", "device", "question", "status"}
+
+
+def test_every_recipe_is_complete_and_names_what_exists():
+    """Each recipe carries its fields; a shipped model has its release under results/release (and a release of a
+    model with a recipe is marked shipped); every parent is a record or a base encoder; every model a recipe
+    measures against or reads as has a record; plan names are unique."""
+    from tfc import config
+
+    recs = M.recipes()
+    assert len(recs) >= 10
+    release_root = config.REPO_ROOT / "results" / "release"
+    for ckpt, r in recs.items():
+        assert RECIPE_FIELDS <= set(r), ckpt
+        assert (config.model_records_dir() / ckpt[4:] / "training_summary.json").is_file(), ckpt
+        assert r["status"] in ("shipped", "record only"), ckpt
+        assert (r["status"] == "shipped") == (release_root / ckpt[4:]).is_dir(), ckpt
+        assert r["parent"] in M.BASE_NAMES or (config.model_records_dir() / r["parent"][4:]).is_dir(), ckpt
+        for key in ("compared_with", "reads_as"):
+            assert r.get(key) is None or r[key] in recs, (ckpt, key)
+        assert r["epochs"] is None or r["epochs"] >= 0
+    plans = [r["plan"] for r in recs.values() if r.get("plan")]
+    assert len(plans) == len(set(plans))
+
+
+def test_the_lists_are_read_from_the_records():
+    """Models, plans, readings, tried rows and GPU jobs follow the committed recipes."""
+    recs = M.recipes()
+    assert set(M.variant_plans().values()) == {c for c, r in recs.items() if r.get("plan") and not r.get("reads_as")}
+    assert set(M.variant_plans().values()) <= set(M.sentence_models())
+    assert M.shipped_sentence_model() in M.sentence_models("shipped")
+    assert set(M.variant_readings()) == {c[4:] for c in M.variant_plans().values()}
+    tried = M.tried_variants()
+    assert {t["checkpoint"] for t in tried} <= set(recs)
+    assert sum(len(r.get("tried", [])) for r in recs.values()) + len(M.chosen_readings()) == len(tried)
+    assert all(t["scorer"][1]["checkpoint"] == t["checkpoint"] for t in tried)
+    assert set(M.gpu_variants()) == {c[4:] for c, r in recs.items() if r.get("gpu_job")}
+    assert recs[M.alignscore_model()]["alignscore_plan"]
+    assert all(recs[w]["family"] == "wecheck" for w in M.warmup_pairs())
+    made = [json.loads((M.config.model_records_dir() / c[4:] / "training_summary.json").read_text()).get("created_utc")
+            for c in recs]
+    assert made == sorted(made)   # training order
+
+
+def test_a_new_recipe_is_picked_up_without_code(tmp_path, monkeypatch):
+    """A record's recipe alone adds a model to the plans, the tried rows and the GPU jobs."""
+    from tfc import config
+
+    d = tmp_path / "sent-new"
+    d.mkdir()
+    (d / "training_summary.json").write_text(json.dumps({"created_utc": "2030-01-01T00:00:00+00:00"}))
+    (d / "recipe.json").write_text(json.dumps({
+        "checkpoint": "tfc/sent-new", "family": "sentence", "parent": "minilm", "mix": "pairs", "epochs": 1,
+        "device": "GPU", "question": "q", "status": "record only", "plan": "new-true",
+        "gpu_job": {"mix": "m.parquet", "epochs": 1, "tasks": ["3way"], "retrain": "sentence"},
+        "tried": [{"variant": "new", "scorer": "summac-zs", "overrides": {"dtype": "float32"}, "data": "d"}]}))
+    monkeypatch.setattr(config, "model_records_dir", lambda: tmp_path)
+    assert M.variant_plans() == {"new-true": "tfc/sent-new"}
+    assert M.gpu_variants() == {"sent-new": {"mix": "m.parquet", "epochs": 1, "tasks": ["3way"],
+                                             "retrain": "sentence", "note": "q"}}
+    assert [(t["variant"], t["scorer"]) for t in M.tried_variants()] == [("new", M.sent_reading("tfc/sent-new"))]
+    assert M.sentence_models("shipped") == [] and M.alignscore_model() is None

@@ -229,14 +229,14 @@ def test_strong_warmup_pair_reads_both_models_the_same_way_and_texts_need_every_
     """WeCheck on v8 and its warm-up differ only in the checkpoint (v8's recorded chosen reading); the prose
     gives means only for full coverage, and the verdict follows the interval's side of 0."""
     from tfc.book.chapters import wecheck as WCh
-    from tfc.runs.inhouse_models import WECHECK_V8
+    from tfc.runs.inhouse_models import tried_variants, warmup_pairs
 
+    (wecheck, warmup), = warmup_pairs().items()
     pair = WCh.strong_warmup_models()
     (warm_name, warm_kw), (wc_name, wc_kw) = pair.values()
-    assert warm_name == wc_name == "summac-zs" and wc_kw["checkpoint"] == WECHECK_V8
+    assert warm_name == wc_name == "summac-zs" and wc_kw["checkpoint"] == wecheck and warm_kw["checkpoint"] == warmup
     assert {k: v for k, v in wc_kw.items() if k != "checkpoint"} == {k: v for k, v in warm_kw.items() if k != "checkpoint"}
-    from tfc.runs.inhouse_models import TRIED
-    assert [t["scorer"] for t in TRIED if t["checkpoint"] == WECHECK_V8] == [(wc_name, wc_kw)]   # "what we tried" row
+    assert [t["scorer"] for t in tried_variants() if t["checkpoint"] == wecheck] == [(wc_name, wc_kw)]   # "what we tried" row
     warm, wc = pair
     full = pd.DataFrame({"model": [warm, warm, wc, wc], "dataset": ["a", "b", "a", "b"], "auc": [70.0, 80.0, 72.0, 81.0],
                          "coverage": [1.0, 1.0, 1.0, 0.5]})

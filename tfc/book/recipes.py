@@ -36,13 +36,15 @@ def _read_json(path: Path) -> dict:
 
 def load_records(root: Path | None = None) -> list[dict]:
     """One entry per folder of ``root`` (default ``results/models``) holding a training summary or an identity:
-    ``folder``, ``summary``, ``identity`` and ``card`` (whether a README.md is there)."""
+    ``folder``, ``summary``, ``identity``, ``recipe`` (its ``recipe.json``, see :func:`tfc.runs.inhouse_models.recipes`;
+    empty when absent) and ``card`` (whether a README.md is there)."""
     root = Path(root or config.model_records_dir())
     out = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
         summary, ident = _read_json(d / "training_summary.json"), _read_json(d / "identity.json")
         if summary or ident:
-            out.append({"folder": d.name, "summary": summary, "identity": ident, "card": (d / "README.md").is_file()})
+            out.append({"folder": d.name, "summary": summary, "identity": ident,
+                        "recipe": _read_json(d / "recipe.json"), "card": (d / "README.md").is_file()})
     return out
 
 
@@ -295,9 +297,7 @@ def qa_command(rec: dict) -> list[str]:
 
 
 def gpu_commands(folder: str, rec: dict) -> list[str]:
-    from tfc.runs.inhouse_models import GPU_VARIANTS
-
-    pre = ["scripts/fetch_mpnet.sh"] if GPU_VARIANTS[folder].get("base") == "mpnet" else []
+    pre = ["scripts/fetch_mpnet.sh"] if rec["recipe"]["gpu_job"].get("base") == "mpnet" else []
     return [mix_command(rec), *pre, f"tfc gpu pack --variant {folder}                # here",
             f"python3 -m tfc.cli gpu job .gpu --work WORK --variant {folder}    # on the GPU machine",
             f"tfc gpu unpack WORK/export/{folder}             # here, with what came back"]
@@ -312,7 +312,6 @@ def release_command(folder: str, source: str, meta: dict | None) -> str:
 def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
     """The commands that retrain a record, a sentence that leads into them (without commands: says why), and
     how: release | snapshot | reproduce | gpu | wecheck | train | none."""
-    from tfc.runs.inhouse_models import GPU_VARIANTS
     from tfc.train import REPRODUCED
     from tfc.train.wecheck import RUNS
 
@@ -325,9 +324,9 @@ def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
     if folder in REPRODUCED:
         return ([f"tfc train reproduce --only {folder}"],
                 "`tfc train reproduce` retrains it with its recorded settings (and rescores its plans):", "reproduce")
-    if folder in GPU_VARIANTS:
+    if (rec.get("recipe") or {}).get("gpu_job"):
         return (gpu_commands(folder, rec),
-                "A GPU job of `tfc.runs.inhouse_models.GPU_VARIANTS` trains it (see On a GPU machine above):", "gpu")
+                "A GPU job trains it from its recipe's `gpu_job` (see On a GPU machine above):", "gpu")
     if fam == "wecheck" and folder in RUNS:
         return ([f"tfc train wecheck --run {folder}"],
                 "`tfc train wecheck` runs its recipe from `tfc.train.wecheck.RUNS`:", "wecheck")
@@ -412,7 +411,7 @@ part of each score's signature, so the job refuses to run without spaCy and its 
 the release weights: take them out of the index for that call (`git rm -r -q --cached results/scores
 results/release`, the same paths in `.git/info/exclude`) and put them back afterwards (`git reset -q --
 results/scores results/release`); `tfc gpu pack` prints what would move. The variants are those of
-`tfc.runs.inhouse_models.GPU_VARIANTS` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
+the records whose `recipe.json` has a `gpu_job` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
 here, `job NAME --steps N` there, `tfc gpu unpack` here).
 """
 
@@ -432,8 +431,10 @@ def _row(rec: dict, parent: str | None, meta: dict | None) -> str:
 def section(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
     """One record's section: its facts as a list, then the commands that retrain it."""
     s, folder = rec["summary"], rec["folder"]
-    facts = [("Started from", start_text(rec, parent)), ("Data", data_text(rec)), ("Settings", settings_text(s)),
-             ("Device and time", time_text(s)), ("Dev evaluation", dev_text(s))]
+    facts = [("Question", recipe_text(rec, "question")), ("Started from", start_text(rec, parent)),
+             ("Mix", recipe_text(rec, "mix")), ("Data", data_text(rec)), ("Settings", settings_text(s)),
+             ("Device and time", time_text(s)), ("Dev evaluation", dev_text(s)),
+             ("Measured against", recipe_text(rec, "compared_with")), ("Status", recipe_text(rec, "status"))]
     sweep = (s.get("eval_results") or {}).get("aggregation_dev") or {}
     if sweep.get("chosen"):
         by = f" (`tfc train aggregation {sweep['checkpoint']}`)" if sweep.get("checkpoint") else ""
@@ -451,9 +452,15 @@ def section(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
     return lines + _command_lines(rec, parent, meta)
 
 
-def _command_lines(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
-    from tfc.runs.inhouse_models import GPU_VARIANTS
+def recipe_text(rec: dict, field: str) -> str | None:
+    """One field of the record's recipe (``recipe.json``) as page text; None when absent."""
+    value = (rec.get("recipe") or {}).get(field)
+    if not value:
+        return None
+    return f"`{value}`" if str(value).startswith("tfc/") else str(value)
 
+
+def _command_lines(rec: dict, parent: str | None, meta: dict | None) -> list[str]:
     cmds, lead, how = commands(rec, parent)
     if how == "release":
         cmds = [release_command(rec["folder"], parent, meta)]
@@ -462,9 +469,6 @@ def _command_lines(rec: dict, parent: str | None, meta: dict | None) -> list[str
     lines = [lead, ""]
     if cmds:
         lines += ["```bash", *(wrap(c) for c in cmds), "```", ""]
-    note = GPU_VARIANTS[rec["folder"]].get("note") if how == "gpu" else None
-    if note:
-        lines += [f"What the variant asks (`GPU_VARIANTS`): {note}" + ("" if note[-1] in ".?!" else "."), ""]
     rep = rec["summary"].get("mix_report") or {}
     if how in ("train", "gpu") and rep.get("kind") == "sentence" and not rep.get("version"):
         lines += ["The record names no mix version: version 1 is the command's default, and the mix sha256 above "
@@ -489,7 +493,6 @@ def render(records_dir: Path | None = None, release_root: Path | None = None) ->
     """The page, from the records in ``records_dir`` and the releases in ``release_root`` (defaults: the
     repository's ``results/models`` and ``results/release``)."""
     from tfc.runs.gpu import TRAVEL_LIMIT
-    from tfc.runs.inhouse_models import GPU_VARIANTS
     from tfc.train import REPRODUCED
 
     records = load_records(records_dir)
@@ -500,7 +503,7 @@ def render(records_dir: Path | None = None, release_root: Path | None = None) ->
              "| model | started from | steps | device | training time | weights |", "|---|---|---:|---|---:|---|"]
     lines += [_row(rec, parent, metas[rec["folder"]]) for rec, parent in ordered] + [""]
     lines += [HOW.format(mixes=MIXES, reproduced=", ".join(f"`tfc/{n}`" for n in REPRODUCED),
-                         mib=TRAVEL_LIMIT // 2 ** 20, variants=", ".join(f"`{n}`" for n in GPU_VARIANTS))]
+                         mib=TRAVEL_LIMIT // 2 ** 20, variants=", ".join(f"`{r['folder']}`" for r in records if (r.get("recipe") or {}).get("gpu_job")))]
     for fam, title in FAMILIES:
         group = [(rec, parent) for rec, parent in ordered if family(rec) == fam]
         if group:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from tfc.runs.cached_aucs import cached_scores
-from tfc.runs.inhouse_models import ABLATION_SAMPLE, ABLATION_SEED, SENT_V7, SPLIT_MODES, _true_sets
+from tfc.runs.inhouse_models import ABLATION_SAMPLE, ABLATION_SEED, SPLIT_MODES, _true_sets, alignscore_model
 
 
 def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides) -> pd.DataFrame:
@@ -72,14 +72,15 @@ def split_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, sample=ABL
     return df
 
 
-# The new model of the AlignScore ablations: the one three-head checkpoint of the later generation (v7, trained on a
-# GPU with every lever), scored on every TRUE row; the first model (tfc/alignscore-minilm) stays on its sample
-ALIGN_ABLATION = SENT_V7
+# The model of the AlignScore ablations is the sentence model whose recipe names an AlignScore plan
+# (tfc.runs.inhouse_models.alignscore_model: the three-head one, scored on every TRUE row); the first model
+# (tfc/alignscore-minilm) stays on its sample
 ABLATION_REFERENCE = {"head": "3way", "split": "chunk"}   # the published choice each ablation is measured against
 
 
-def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datasets=None) -> tuple[dict, pd.DataFrame]:
-    """The paired scores of an AlignScore ablation, read from the cache only.
+def ablation_groups(checkpoint: str | None = None, kind: str = "head", datasets=None) -> tuple[dict, pd.DataFrame]:
+    """The paired scores of an AlignScore ablation, read from the cache only (``checkpoint``: default
+    :func:`tfc.runs.inhouse_models.alignscore_model`).
 
     ``kind="head"``: the 3-way, binary and regression heads of one published-splitting (chunk) run (the other
     heads are its ``aux_*`` columns); ``kind="split"``: the 3-way head under each of
@@ -94,6 +95,7 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
 
     if kind not in ABLATION_REFERENCE:
         raise ValueError(f"kind must be one of {tuple(ABLATION_REFERENCE)}; got {kind!r}")
+    checkpoint = checkpoint or alignscore_model()
     groups, cov = {}, []
     for ds in list(datasets or _true_sets()):
         if kind == "head":
@@ -113,7 +115,7 @@ def ablation_groups(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datase
     return groups, pd.DataFrame(cov, columns=["dataset", "rows", "scored"])
 
 
-def ablation_contrasts(checkpoint: str = ALIGN_ABLATION, kind: str = "head", datasets=None, n: int = 1000,
+def ablation_contrasts(checkpoint: str | None = None, kind: str = "head", datasets=None, n: int = 1000,
                        seed: int = 0, groups: dict | None = None) -> pd.DataFrame:
     """The ablation's alternatives against the published choice (:data:`ABLATION_REFERENCE`): paired bootstrap of
     the mean-AUC difference over the datasets, all on one set of resamples, Holm-adjusted p-values. Empty unless

@@ -13,7 +13,7 @@ files back at most 16 MiB each). So the work is split in three steps, each one c
     in it is committed: it holds mirror files and files derived from them.
 
 ``tfc gpu job`` (there)
-    checks the manifest, restores the base encoder, and for every variant in :data:`VARIANTS`: trains it with
+    checks the manifest, restores the base encoder, and for every variant in :func:`~tfc.runs.inhouse_models.gpu_variants`: trains it with
     the one engine (:func:`tfc.train.engine.train`, bf16 autocast, 128 tokens), runs the dev-data aggregation
     sweep, scores the variant's plans of :func:`tfc.runs.inhouse_models.plans` on every row (fp32 scoring, so the
     caches match what a CPU computes from the same fp16 weights), writes its committed record, and exports it:
@@ -48,8 +48,8 @@ PART_BYTES = 15 * 2 ** 20          # files back are at most 16 MiB each
 BASE_DIR, DATA_TAR, MIX_DIR, DEV_DIR = "base", "data.tar.xz", "mixes", "dev"
 BASE_WEIGHTS = "weights.int8.safetensors"
 
-# What a GPU job trains (recipes kept with the other variants in tfc.runs.inhouse_models)
-from tfc.runs.inhouse_models import GPU_VARIANTS as VARIANTS  # noqa: E402
+# What a GPU job trains: the recipes with a `gpu_job` (results/models/<name>/recipe.json)
+from tfc.runs.inhouse_models import gpu_variants  # noqa: E402
 
 
 def _manifest(folder: Path, extra: dict) -> dict:
@@ -142,32 +142,34 @@ def _pack_base(base: str, out: Path) -> dict:
 
 def variants_base(names) -> str:
     """The one base encoder of ``names`` (a recipe's ``base``, default ``"minilm"``); a bundle carries one."""
-    bases = {VARIANTS[n].get("base", "minilm") for n in names}
+    known = gpu_variants()
+    bases = {known[n].get("base", "minilm") for n in names}
     if len(bases) != 1:
         raise ValueError(f"variants {list(names)} start from different bases {sorted(bases)}; pack them apart")
     return bases.pop()
 
 
 def pack(out=None, variants=None, datasets=None, base: str | None = None, dev_rows: int | None = None) -> dict:
-    """Write the bundle for ``variants`` (default :data:`VARIANTS`) and the evaluation ``datasets`` (default:
+    """Write the bundle for ``variants`` (default :func:`~tfc.runs.inhouse_models.gpu_variants`) and the evaluation ``datasets`` (default:
     the nine TRUE sets and the SummaC sets); returns its manifest. ``base``: the variants' own by default."""
     from tfc.runs import aggregation
     from tfc.runs.inhouse_models import SUMMAC_SETS, _true_sets
 
     out = Path(out or config.REPO_ROOT / ".gpu")
-    names = list(variants or VARIANTS)
-    unknown = [v for v in names if v not in VARIANTS]
+    known = gpu_variants()
+    names = list(variants or known)
+    unknown = [v for v in names if v not in known]
     if unknown:
-        raise KeyError(f"unknown variant(s) {unknown}; known: {', '.join(VARIANTS)}")
+        raise KeyError(f"unknown variant(s) {unknown}; known: {', '.join(known)}")
     datasets = list(datasets or (*_true_sets(), *SUMMAC_SETS))
     base = base or variants_base(names)
     final, out = out, out.with_name(out.name + ".partial")     # built aside, moved in place when complete
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    meta = {"format": BUNDLE_FORMAT, "variants": {n: VARIANTS[n] for n in names}, "datasets": datasets,
+    meta = {"format": BUNDLE_FORMAT, "variants": {n: known[n] for n in names}, "datasets": datasets,
             **_pack_base(base, out / BASE_DIR)}
     (out / MIX_DIR).mkdir()
-    for mix in dict.fromkeys(VARIANTS[n]["mix"] for n in names):
+    for mix in dict.fromkeys(known[n]["mix"] for n in names):
         src = config.artifacts_dir() / "mixes" / mix
         if not src.is_file():
             raise FileNotFoundError(f"{src}: build it first (`tfc train mix --kind sentence --version N --out {src}`)")
@@ -263,12 +265,12 @@ def _seed_records(work: Path) -> None:
 
 
 def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: bool = False):
-    """Train one of :data:`VARIANTS` on its bundled mix; returns the engine's result."""
+    """Train one of :func:`~tfc.runs.inhouse_models.gpu_variants` on its bundled mix; returns the engine's result."""
     from tfc.train import sentence
     from tfc.train.engine import train
     from tfc.train.mix import load_mix
 
-    v = VARIANTS[name]
+    v = gpu_variants()[name]
     df, report = load_mix(Path(bundle) / MIX_DIR / v["mix"])
     if smoke:
         df = df.groupby("task", group_keys=False).head(64).reset_index(drop=True)
@@ -286,11 +288,11 @@ def train_variant(name: str, bundle, base: str, device: str = "cuda", smoke: boo
 def plan_names(name: str) -> list[str]:
     """The scoring plans of a variant (:func:`tfc.runs.inhouse_models.plans`): the preset reading on the nine TRUE
     sets, the reading its dev sweep chose (when that differs), and the SummaC sets."""
-    from tfc.runs.inhouse_models import SENT_VARIANT_PLANS
+    from tfc.runs.inhouse_models import variant_plans
 
-    plan = next((p for p, c in SENT_VARIANT_PLANS.items() if c == f"tfc/{name}"), None)
+    plan = next((p for p, c in variant_plans().items() if c == f"tfc/{name}"), None)
     if plan is None:
-        raise KeyError(f"tfc/{name} has no scoring plan in tfc.runs.inhouse_models.SENT_VARIANT_PLANS")
+        raise KeyError(f"tfc/{name} has no scoring plan in its recipe (results/models/{name}/recipe.json)")
     return [plan, f"{plan}-chosen", plan.replace("-true", "-summac")]
 
 
@@ -299,7 +301,8 @@ def finish_variant(name: str, bundle, batch_size: int = 256, datasets=None, log=
     dev rows per label."""
     import pandas as pd
 
-    from tfc.runs import aggregation, inhouse
+    from tfc.runs import aggregation, scoring_runs
+    from tfc.runs import inhouse_models as inhouse
 
     ckpt = f"tfc/{name}"
     frames = {p.stem: pd.read_parquet(p) for p in sorted((Path(bundle) / DEV_DIR).glob("*.parquet"))}
@@ -308,15 +311,15 @@ def finish_variant(name: str, bundle, batch_size: int = 256, datasets=None, log=
     res = aggregation.run(ckpt, frames=frames, progress=False)
     aggregation.record(ckpt, res)
     log(json.dumps({"variant": name, "chosen": res["chosen"]}))
-    inhouse.write_record(name, retrain=VARIANTS[name]["retrain"])
+    inhouse.write_record(name, retrain=gpu_variants()[name]["retrain"])
     known = inhouse.plans()
     preset, chosen, summac = plan_names(name)
     # the reading the sweep chose first (the book's headline row), then the preset, then the SummaC sets; the
     # record is rewritten after each, so whatever a cut-short lease brings back (`export`) is complete per plan
     for plan in (chosen, preset, summac):
         if plan in known:
-            inhouse.run_plan(plan, batch_size=batch_size, log=log, datasets=datasets)
-            inhouse.write_record(name, retrain=VARIANTS[name]["retrain"])
+            scoring_runs.run_plan(plan, batch_size=batch_size, log=log, datasets=datasets)
+            inhouse.write_record(name, retrain=gpu_variants()[name]["retrain"])
     return res
 
 
@@ -366,7 +369,7 @@ def export_variant(name: str, work, log_file=None, weights: bool | None = None) 
 
 def job(bundle, work, variants=None, device: str = "cuda", smoke: bool = False, datasets=None,
         batch_size: int = 256, log_file=None, log=print, allow_rule_splitter: bool = False) -> list[Path]:
-    """Everything a GPU does for :data:`VARIANTS`: train, sweep, score, record, export (see the module doc).
+    """Everything a GPU does for :func:`~tfc.runs.inhouse_models.gpu_variants`: train, sweep, score, record, export (see the module doc).
     A variant whose export exists is skipped, so a job started again goes on where it stopped.
 
     Refuses to start where spaCy's sentence splitter is missing (unless ``allow_rule_splitter``): the rule

@@ -12,7 +12,7 @@ import pandas as pd
 
 from tfc.runs.auc_drift import drift_table
 from tfc.runs.cached_aucs import full_set_aucs, named_scorers
-from tfc.runs.inhouse_models import SENT_CHECKPOINT, SENT_SOURCE, SENT_V1, record_on_card, sent_reading
+from tfc.runs.inhouse_models import SENT_CHECKPOINT, SENT_SOURCE, recipe, record_on_card, sent_reading
 
 
 def identity_probe(checkpoints: dict, n: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -58,6 +58,15 @@ def record_identity_probe(checkpoints, n: int = 200, seed: int = 0) -> pd.DataFr
     return table
 
 
+def _compared_with(checkpoint: str) -> dict:
+    """``{label: checkpoint}`` of the model a release's recipe is measured against (empty without one)."""
+    try:
+        other = recipe(checkpoint).get("compared_with")
+    except KeyError:
+        return {}
+    return {recipe(other).get("label", other[4:]): other} if other else {}
+
+
 def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, datasets=None, notes=(),
                    reading: dict | None = None, probe_against: dict | None = None) -> dict:
     """Put the release's facts on the model card: scheme, size, identities, the largest probability change
@@ -89,7 +98,7 @@ def record_release(name: str = SENT_CHECKPOINT[4:], source: str = SENT_SOURCE, d
         out["true_full_sets"] = aucs.drop(columns=["model"]).round(4).to_dict("records")
 
     out["data_checks"] = {"wecheck_qafacteval_score": [qafacteval_check(t) for t in ("dialogue", "paws")]}
-    probe = dict(probe_against if probe_against is not None else {"sent-minilm (v1)": SENT_V1})
+    probe = dict(probe_against if probe_against is not None else _compared_with(f"tfc/{name}"))
     out["identity_probe"] = identity_probe({**probe, name: f"tfc/{name}"}).round(4).to_dict("records")
     if reading:
         out["reading"] = kw

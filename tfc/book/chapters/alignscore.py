@@ -18,8 +18,8 @@ from tfc.book.reference import paper_vs_ours
 from tfc.results.tables import add_averages
 from tfc.runs.auc_drift import DRIFT_LIMIT, drift_table
 from tfc.runs.cached_aucs import MISSING, cached_scores, full_set_aucs, named_scorers
-from tfc.runs.inhouse_models import (ABLATION_SAMPLE, SENT_FAST, SENT_FAST_PC, SENT_LABEL, SENT_MODELS, _true_sets,
-                                     training_facts, tried_variants)
+from tfc.runs.inhouse_models import (ABLATION_SAMPLE, BASE_NAMES, SENT_FAST, SENT_FAST_PC, SENT_LABEL, _true_sets,
+                                     recipes, sentence_models, shipped_readings, training_facts, tried_variants)
 
 # our SummaC dataset -> AlignScore Table 2/9 row. Polytope: AlignScore relabelled it (App. B.1), so the
 # paper's row is compared with ``summac_polytope_alignscore``; FRANK's SummaC test split is unavailable.
@@ -258,22 +258,32 @@ def probe_texts(probe: pd.DataFrame, models: dict) -> dict:
     return out
 
 
-def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
-    """Prose values of the variants trained on a GPU (v6, v7, v8) beside v3, for the chapter's glue: each
-    model's nine-set mean under the reading its dev sweep chose (``sent_gpu_<v>_mean``), v8's PAWS and SummEval,
-    v8 with the rule splitter against spaCy on FRANK and SummEval (``rule``: :func:`full_set_aucs` of
-    :data:`tfc.runs.inhouse_models.SENT_V8_RULE`), the training facts from the records, and the identity probe."""
-    from tfc.runs.inhouse_models import SENT_V3, SENT_V6, SENT_V7, SENT_V8, chosen_readings, recorded_identity_probe
+def short_name(checkpoint: str) -> str:
+    """The book's short name of an in-house model: the last part of its name (``tfc/sent-minilm-v8`` -> ``v8``)."""
+    return checkpoint.rsplit("-", 1)[-1]
 
-    ckpts = {"v3": SENT_V3, "v6": SENT_V6, "v7": SENT_V7, "v8": SENT_V8}
+
+def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
+    """Prose values of the MiniLM models a GPU job trained (the recipes with a ``gpu_job``) beside the model their
+    questions are measured against (``compared_with``), for the chapter's glue, keyed by :func:`short_name`: each
+    model's nine-set mean under the reading its dev sweep chose (``sent_gpu_<v>_mean``), the last one's PAWS and
+    SummEval, the last one with the rule splitter against spaCy on FRANK and SummEval (``rule``:
+    :func:`full_set_aucs` of the "rule splitter" reading), the training facts from the records, and the identity
+    probe."""
+    from tfc.runs.inhouse_models import chosen_readings, gpu_variants, recipe, recorded_identity_probe
+
+    gpu = [f"tfc/{n}" for n, v in gpu_variants().items() if v.get("base", "minilm") == "minilm"]
+    first = recipe(gpu[0])["compared_with"]
+    ckpts = {short_name(c): c for c in (first, *gpu)}
+    k0, kl, trained = short_name(first), short_name(gpu[-1]), [short_name(c) for c in gpu]
     label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in ckpts.items()}
     out = {f"sent_gpu_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
-    out |= {f"sent_gpu_{k}_{ds}": auc_text(full, label[k], ds) for k in ("v3", "v8") for ds in ("paws", "summeval")}
+    out |= {f"sent_gpu_{k}_{ds}": auc_text(full, label[k], ds) for k in (k0, kl) for ds in ("paws", "summeval")}
     rule_label = rule["model"].iloc[0] if len(rule) else ""
     out |= {f"sent_gpu_rule_{ds}": auc_text(rule, rule_label, ds) for ds in ("frank", "summeval")}
-    out |= {f"sent_gpu_spacy_{ds}": auc_text(full, label["v8"], ds) for ds in ("frank", "summeval")}
+    out |= {f"sent_gpu_spacy_{ds}": auc_text(full, label[kl], ds) for ds in ("frank", "summeval")}
     facts = []
-    for k in ("v6", "v7", "v8"):
+    for k in trained:
         try:
             rec = models.training_record(ckpts[k])
         except FileNotFoundError:
@@ -282,12 +292,12 @@ def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
                      f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} examples/s)")
         out["sent_gpu_device"] = str(rec.get("device", "n/a")).removeprefix("cuda: ")
     out["sent_gpu_train"] = "; ".join(facts) or "n/a"
-    out["sent_gpu_dev"] = ", ".join(f"{k} {dev_mean(ckpts[k])}" for k in ("v6", "v7", "v8"))
+    out["sent_gpu_dev"] = ", ".join(f"{k} {dev_mean(ckpts[k])}" for k in trained)
     out.setdefault("sent_gpu_device", "n/a")
-    probe = pd.concat([recorded_identity_probe(ckpts[k]) for k in ("v6", "v7", "v8")], ignore_index=True)
-    texts = probe_texts(probe, {k: ckpts[k] for k in ("v6", "v7", "v8")})
+    probe = pd.concat([recorded_identity_probe(ckpts[k]) for k in trained], ignore_index=True)
+    texts = probe_texts(probe, {k: ckpts[k] for k in trained})
     out["sent_probe_gpu"] = ", ".join(f"{k} {texts[f'sent_probe_{k}']} (mean P(entail) {texts[f'sent_probe_{k}_pe']})"
-                                      for k in ("v6", "v7", "v8"))
+                                      for k in trained)
     return out
 
 
@@ -328,20 +338,26 @@ def step_texts(full: pd.DataFrame, n_sets: int, prefix: str, old: tuple, new: tu
     return out
 
 
-def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
-    """:func:`step_texts` of v9 (v8 continued for one epoch on a CPU) beside v8, as ``sent_v9_*``."""
-    from tfc.runs.inhouse_models import SENT_V8, SENT_V9
+def recipe_step_texts(full: pd.DataFrame, n_sets: int, checkpoint: str) -> dict:
+    """:func:`step_texts` of ``checkpoint`` beside the model its recipe is measured against (``compared_with``),
+    as ``sent_<short name>_*`` (:func:`short_name`)."""
+    old = recipes()[checkpoint]["compared_with"]
+    return step_texts(full, n_sets, f"sent_{short_name(checkpoint)}", (short_name(old), old),
+                      (short_name(checkpoint), checkpoint))
 
-    return step_texts(full, n_sets, "sent_v9", ("v8", SENT_V8), ("v9", SENT_V9))
+
+def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
+    """:func:`recipe_step_texts` of the sentence model that continues a shipped release's training (on a CPU)."""
+    shipped = set(sentence_models("shipped"))
+    return recipe_step_texts(full, n_sets, next(c for c, r in recipes("sentence").items() if r["parent"] in shipped))
 
 
 def backbone_texts(full: pd.DataFrame, n_sets: int) -> dict:
-    """:func:`step_texts` of v10 (v8's data on all-mpnet-base-v2, on a GPU) beside v9, as ``sent_v10_*``, plus
-    v10's preset-reading mean (``sent_v10_preset_mean``)."""
-    from tfc.runs.inhouse_models import SENT_V9, SENT_V10
-
-    out = step_texts(full, n_sets, "sent_v10", ("v9", SENT_V9), ("v10", SENT_V10))
-    out["sent_v10_preset_mean"] = mean_text(full, SENT_V10[4:], n_sets)
+    """:func:`recipe_step_texts` of the sentence model on a larger backbone than MiniLM (a base other than
+    ``minilm``), plus its preset-reading mean (``sent_<v>_preset_mean``)."""
+    ckpt = next(c for c, r in recipes("sentence").items() if r["parent"] in BASE_NAMES and r["parent"] != "minilm")
+    out = recipe_step_texts(full, n_sets, ckpt)
+    out[f"sent_{short_name(ckpt)}_preset_mean"] = mean_text(full, ckpt[4:], n_sets)
     return out
 
 
@@ -543,7 +559,7 @@ def preset_drift(datasets=None) -> pd.DataFrame:
     """The shipped sentence model's fast CPU presets against its fp32 preset, on the rows both caches hold
     (the drift sample): one :func:`tfc.runs.auc_drift.drift_table` per preset, stacked, with a ``preset``
     column."""
-    sc = named_scorers({"fp32": SENT_MODELS[SENT_LABEL], "int8-dynamic": SENT_FAST, "int8-dynamic-pc": SENT_FAST_PC})
+    sc = named_scorers({"fp32": shipped_readings()[SENT_LABEL], "int8-dynamic": SENT_FAST, "int8-dynamic-pc": SENT_FAST_PC})
     if "fp32" not in sc:
         return pd.DataFrame()
     parts = [drift_table(sc["fp32"], sc[k], datasets).assign(preset=k) for k in ("int8-dynamic", "int8-dynamic-pc") if k in sc]

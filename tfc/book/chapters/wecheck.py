@@ -187,16 +187,18 @@ def signal_densities(pool: pd.DataFrame, sigcols, p_lab):
 
 
 def strong_warmup_models() -> dict:
-    """``{label: (scorer, config)}``: v8, the strongest in-house warm-up, and WeCheck's recipe trained on it
-    (``tfc/wecheck-minilm-v8``), both read the way v8's dev-data sweep chose, so the two differ only in the
-    weak-supervision fine-tuning. Empty when v8 has no recorded sweep."""
-    from tfc.runs.inhouse_models import SENT_V8, WECHECK_V8, chosen_readings
+    """``{label: (scorer, config)}``: a strong in-house warm-up and WeCheck's recipe trained on it (the WeCheck
+    recipe whose record is read as its warm-up: :func:`tfc.runs.inhouse_models.warmup_pairs`), both read the way
+    the warm-up's dev-data sweep chose, so the two differ only in the weak-supervision fine-tuning. Empty when
+    there is no such pair or the warm-up has no recorded sweep."""
+    from tfc.runs.inhouse_models import chosen_readings, warmup_pairs
 
-    chosen = list(chosen_readings([SENT_V8]).values())
+    wecheck, warm = next(iter(warmup_pairs().items()), (None, None))
+    chosen = list(chosen_readings([warm]).values()) if warm else []
     if not chosen:
         return {}
     name, kw = chosen[0]
-    return {"warm-up: sent-minilm-v8": (name, kw), "WeCheck on sent-minilm-v8": (name, {**kw, "checkpoint": WECHECK_V8})}
+    return {f"warm-up: {warm[4:]}": (name, kw), f"WeCheck on {warm[4:]}": (name, {**kw, "checkpoint": wecheck})}
 
 
 def strong_warmup_texts(full: pd.DataFrame, sig: pd.DataFrame, n_sets: int) -> dict:
