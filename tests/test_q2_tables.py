@@ -279,14 +279,15 @@ def test_run_shift_text_pairs_the_sets_in_one_form():
     assert T.run_shift_text(a, b.iloc[:0], "v3", "v4") == "v4 and v3 have no dialogue set scored in full in common yet."
 
 
-def test_next_run_text_says_whether_a_sweep_makes_a_new_run():
+def test_sweep_choice_text_says_whether_a_sweep_changes_the_configuration():
     from tfc.book.chapters import q2 as T
 
-    rec = {"chosen": "old rule"}
-    same = T.next_run_text(rec, "q2.a", "q2.a", "third", "fourth")
-    assert same.startswith("The sweep's choice is the third run's configuration (old rule)") and "not scored again" in same
-    assert "scores TRUE's dialogue sets anew" in T.next_run_text({"chosen": "new"}, "q2.a", "q2.b", "third", "fourth")
-    assert T.next_run_text(None, "q2.a", "q2.b", "third", "fourth").startswith("No dev sweep is recorded")
+    kept = T.sweep_choice_text({"chosen": "old rule"}, "q2.a", "q2.a")
+    changed = T.sweep_choice_text({"chosen": "new rule"}, "q2.a", "q2.b")
+    # the kept branch names the unchanged signature and the choice; the changed branch the new signature only
+    assert "old rule" in kept and "q2.a" in kept and kept != T.sweep_choice_text({"chosen": "old rule"}, "q2.a", "q2.b")
+    assert "new rule" in changed and "q2.b" in changed and "q2.a" not in changed
+    assert "q2.b" not in T.sweep_choice_text(None, "q2.a", "q2.b")     # no record: no signature claimed
 
 
 def test_speaker_candidate_share_counts_responses_per_label():

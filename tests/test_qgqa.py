@@ -809,34 +809,29 @@ def test_score_qgqa_cli_passes_settings_and_records(monkeypatch):
     assert len(recs) == 2
     bad = CliRunner().invoke(score_qgqa_cmd, ["q2", "--dataset", "q2", "--set", "novalue"])
     assert bad.exit_code != 0 and "KEY=VALUE" in bad.output
-    # --third-run: the dev-chosen configuration, with --set still over it; a Q² run only
-    monkeypatch.setattr(R, "third_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "filter_personal": True})
+    # --dev-chosen: the dev-chosen configuration, with --set still over it; --up-to picks a sweep's step
+    steps = {"options": {"checkpoint": "tfc/qa-minilm-v4", "filter_personal": True},
+             "candidates": {"checkpoint": "tfc/qa-minilm-v4", "filter_personal": True, "candidate_rule": "q2-code"},
+             "qg-rules": {"checkpoint": "tfc/qa-minilm-v4", "filter_personal": True, "candidate_rule": "q2-code",
+                          "qg_rules": "v3"}}
+    monkeypatch.setattr(R, "sweep_steps", lambda: steps)
+    for args, want in ((["--dev-chosen"], steps["qg-rules"]),
+                       (["--dev-chosen", "--set", "filter_personal=false"], {**steps["qg-rules"], "filter_personal": False}),
+                       (["--dev-chosen", "--up-to", "options"], steps["options"]),
+                       (["--dev-chosen", "--up-to", "candidates", "--set", "qg_rules=v2"],
+                        {**steps["candidates"], "qg_rules": "v2"})):
+        seen.clear()
+        res = CliRunner().invoke(score_qgqa_cmd, ["q2", *args, "--dataset", "begin"])
+        assert res.exit_code == 0, res.output
+        assert seen[0][2] == {"sample": None, "batch_size": None, **want}
+    # the steps --up-to offers are the sweeps'; a QAGS run, --up-to alone and an unknown step are refused
+    up_to = next(p for p in score_qgqa_cmd.params if p.name == "up_to")
+    assert list(up_to.type.choices) == list(R.SWEEPS)
     seen.clear()
-    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--dataset", "q2", "--set", "filter_personal=false"])
-    assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4",
-                          "filter_personal": False}
-    bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--third-run", "--dataset", "qags_xsum"])
-    assert bad.exit_code != 0 and "Q² run" in bad.output
-    # --fourth-run likewise; not both
-    monkeypatch.setattr(R, "fourth_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "candidate_rule": "q2-code"})
-    seen.clear()
-    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fourth-run", "--dataset", "begin"])
-    assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4",
-                          "candidate_rule": "q2-code"}
-    both = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--dataset", "q2"])
-    assert both.exit_code != 0 and "not 2" in both.output
-    bad = CliRunner().invoke(score_qgqa_cmd, ["qags", "--fourth-run", "--dataset", "qags_xsum"])
-    assert bad.exit_code != 0 and "--fourth-run is a Q² run" in bad.output
-    # --fifth-run likewise
-    monkeypatch.setattr(R, "fifth_run", lambda: {"checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v3"})
-    seen.clear()
-    res = CliRunner().invoke(score_qgqa_cmd, ["q2", "--fifth-run", "--dataset", "begin", "--set", "qg_rules=v2"])
-    assert res.exit_code == 0, res.output
-    assert seen[0][2] == {"sample": None, "batch_size": None, "checkpoint": "tfc/qa-minilm-v4", "qg_rules": "v2"}
-    three = CliRunner().invoke(score_qgqa_cmd, ["q2", "--third-run", "--fourth-run", "--fifth-run", "--dataset", "q2"])
-    assert three.exit_code != 0 and "not 3" in three.output
+    for args in (["qags", "--dev-chosen", "--dataset", "qags_xsum"], ["q2", "--up-to", "options", "--dataset", "q2"],
+                 ["q2", "--dev-chosen", "--up-to", "nli-step", "--dataset", "q2"]):
+        assert CliRunner().invoke(score_qgqa_cmd, args).exit_code != 0
+    assert seen == []
 
 
 def test_q2_sweep_cli_runs_the_named_sweep(monkeypatch):
@@ -1024,10 +1019,10 @@ def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeyp
                                         "The cat sat in Paris.", "The dog sat in Rome."],
                           "label": [1, 0, 1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame.iloc[::-1]})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
-                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    monkeypatch.setattr(R, "VARIANT_Q2_RETRAINED", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                                    "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
     cands = {"cur": {}, "ents": {"candidate_kinds": ["ents"]}}
-    assert R.load_option_sweep() is None and R.third_run() == R.VARIANT_Q2_V4
+    assert R.load_option_sweep() is None and R.sweep_steps()["options"] == R.VARIANT_Q2_RETRAINED
     rec = R.option_sweep(candidates=cands, log=lambda *_: None)
     assert rec["form"] == "nli"                          # no NLI-step record here: Q² + NLI is read
     assert set(rec["auc"]) == set(rec["auc_other_form"]) == set(cands) == set(rec["signatures"])
@@ -1036,8 +1031,8 @@ def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeyp
     assert rec["chosen"] == R.choose_step(rec["auc"], "cur", A.MARGIN)
     assert rec["signatures"]["ents"] != rec["signatures"]["cur"]
     assert R.load_option_sweep() == json.loads(json.dumps(rec))
-    # the chosen options come back as config values (tuples), so the third run's signature is the sweep's own
-    chosen = R.third_run()
+    # the chosen options come back as config values (tuples), so the options step's signature is the sweep's own
+    chosen = R.sweep_steps()["options"]
     assert R.scorer_for("q2", **chosen).signature == rec["signatures"][rec["chosen"]]
     # with the NLI step recorded as the F1 form, the options are read in that form
     (tmp_path / R.QA_GPU[4:]).mkdir()
@@ -1046,7 +1041,7 @@ def test_option_sweep_records_every_option_and_chooses_by_the_rule(tiny, monkeyp
     assert rec_f1["form"] == "f1" and rec_f1["auc"]["cur"] == rec["auc_other_form"]["cur"]
 
 
-def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
+def test_candidate_sweep_and_its_step(tiny, monkeypatch, tmp_path):
     import pandas as pd
 
     from tfc.runs import aggregation as A
@@ -1057,19 +1052,21 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
                           "generated": ["i think she won the prize in 1903.", "i think she won it in 1911."],
                           "label": [1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {"begin_test": frame, "loo_anli": frame})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
-                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
-    # before any sweep: the authors' rule (a fidelity fix, adopted before the run) on the third run's options
+    monkeypatch.setattr(R, "VARIANT_Q2_RETRAINED", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                                    "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    # before any sweep: the authors' rule (a fidelity fix, the current choice before the sweep) over the options step
     assert R.load_candidate_sweep() is None
-    assert R.fourth_run() == {**R.third_run(), "candidate_rule": "q2-code"}
+    steps = R.sweep_steps()
+    assert steps["candidates"] == {**steps["options"], "candidate_rule": "q2-code"}
     rec = R.candidate_sweep(log=lambda *_: None)
-    assert rec["current"] == next(iter(R.CANDIDATE_CANDIDATES))
-    assert rec["base"] == R.third_run() and set(rec["auc"]) == set(R.CANDIDATE_CANDIDATES)
+    assert R.CANDIDATE_CANDIDATES[rec["current"]] == {"candidate_rule": "q2-code"}
+    assert rec["base"] == steps["options"] and set(rec["auc"]) == set(R.CANDIDATE_CANDIDATES)
     assert rec["chosen"] == R.choose_step(rec["auc"], rec["current"], A.MARGIN)
     assert R.candidate_sweep_path().is_file() and not R.option_sweep_path().exists()   # its own record
-    assert R.scorer_for("q2", **R.fourth_run()).signature == rec["signatures"][rec["chosen"]]
-    # "as the third run" is the third run's own signature: the old rule stays out of the hash
-    assert rec["signatures"]["as the third run (tfc's rule)"] == R.scorer_for("q2", **R.third_run()).signature
+    assert R.scorer_for("q2", **R.sweep_steps()["candidates"]).signature == rec["signatures"][rec["chosen"]]
+    # tfc's rule is the options step's own signature: the default rule stays out of the hash
+    tfc_rule = next(k for k, v in R.CANDIDATE_CANDIDATES.items() if v == {"candidate_rule": "tfc"})
+    assert rec["signatures"][tfc_rule] == R.scorer_for("q2", **steps["options"]).signature
     assert "earlier" not in rec
     # a rerun on other dev frames keeps the earlier record inside the new one; a rerun on the same frames keeps
     # the list as it is
@@ -1081,7 +1078,7 @@ def test_candidate_sweep_and_the_fourth_run(tiny, monkeypatch, tmp_path):
     assert rec3["earlier"] == rec2["earlier"] and R.load_candidate_sweep()["earlier"] == rec2["earlier"]
 
 
-def test_qg_rule_sweep_and_the_fifth_run(tiny, monkeypatch, tmp_path):
+def test_qg_rule_sweep_and_the_dev_chosen_configuration(tiny, monkeypatch, tmp_path):
     import pandas as pd
 
     from tfc.runs import aggregation as A
@@ -1092,19 +1089,42 @@ def test_qg_rule_sweep_and_the_fifth_run(tiny, monkeypatch, tmp_path):
                           "generated": ["yeah , she won the prize in 1903 .", "she won it in 1911 ."],
                           "label": [1, 0]})
     monkeypatch.setattr(R, "_dev_frames", lambda rows, seed: {k: frame for k in rows})
-    monkeypatch.setattr(R, "VARIANT_Q2_V4", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
-                                             "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
-    # before the sweep: version 3 (a fix of judged flaws, adopted before the run) over the fourth run
+    monkeypatch.setattr(R, "VARIANT_Q2_RETRAINED", {"checkpoint": tiny["qa"], "nli_checkpoint": tiny["nli"],
+                                                    "qa_null_threshold": -1e9, "validation": "f1", "validation_f1": 0.0})
+    # before the sweep: version 3 (a fix of judged flaws, the current choice before the sweep) over the candidate step
     assert R.load_qg_rule_sweep() is None
-    assert R.fifth_run() == {**R.fourth_run(), "qg_rules": "v3"}
+    steps = R.sweep_steps()
+    assert list(steps) == list(R.SWEEPS) == ["options", "candidates", "qg-rules"]
+    assert R.dev_chosen() == steps["qg-rules"] == {**steps["candidates"], "qg_rules": "v3"}
+    assert R.dev_chosen("candidates") == steps["candidates"]
+    with pytest.raises(ValueError, match="unknown sweep"):
+        R.dev_chosen("nli-step")
     rec = R.qg_rule_sweep(log=lambda *_: None)
-    assert rec["current"] == next(iter(R.QG_RULE_CANDIDATES)) and rec["base"] == R.fourth_run()
+    assert R.QG_RULE_CANDIDATES[rec["current"]] == {"qg_rules": "v3"} and rec["base"] == steps["candidates"]
     assert rec["rows"] == {k: 2 for k in R.CANDIDATE_SWEEP_ROWS}           # the candidate sweep's three frames
     assert rec["chosen"] == R.choose_step(rec["auc"], rec["current"], A.MARGIN)
     assert R.qg_rule_sweep_path().is_file() and not R.candidate_sweep_path().exists()
-    assert R.scorer_for("q2", **R.fifth_run()).signature == rec["signatures"][rec["chosen"]]
-    # version 2 is the fourth run itself
-    assert rec["signatures"]["rule version 2 (the fourth run)"] == R.scorer_for("q2", **R.fourth_run()).signature
+    assert R.scorer_for("q2", **R.dev_chosen()).signature == rec["signatures"][rec["chosen"]]
+    # version 2 is the candidate step itself
+    v2 = next(k for k, v in R.QG_RULE_CANDIDATES.items() if v == {"qg_rules": "v2"})
+    assert rec["signatures"][v2] == R.scorer_for("q2", **steps["candidates"]).signature
+
+
+def test_the_dev_chosen_configuration_keeps_the_committed_signatures():
+    """The committed sweep records compose to the configurations the committed Q² caches were scored with: each
+    step's signature is its sweep's recorded signature for the chosen candidate, and the three are pinned."""
+    from tfc.runs import qgqa as R
+
+    pinned = {"options": "q2.rule-em-nli.182e5d8a29", "candidates": "q2.rule-em-nli.0354d7a3b1",
+              "qg-rules": "q2.rule-em-nli.c0661e2f83"}
+    steps = R.sweep_steps()
+    for name, (loader, _) in R.SWEEPS.items():
+        rec = getattr(R, loader)()
+        assert rec is not None, f"no committed record of the {name} sweep"
+        sig = R.scorer_for("q2", **steps[name]).signature
+        assert sig == rec["signatures"][rec["chosen"]] == pinned[name]
+    assert R.scorer_for("q2", **R.dev_chosen()).signature == pinned["qg-rules"]
+    assert steps["qg-rules"] == {**R.VARIANT_Q2_RETRAINED, "candidate_rule": "q2-code", "qg_rules": "v3"}
 
 
 def test_dev_frames_follow_a_sweep_record(monkeypatch):

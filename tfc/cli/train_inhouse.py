@@ -187,16 +187,13 @@ def score_inhouse_cmd(plans, threads, batch_size, datasets, split):
 @click.option("--batch-size", type=int, default=None)
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="a scorer field over the run defaults, e.g. checkpoint=tfc/qa-minilm-s400 or qg_rules=v1")
-@click.option("--third-run", is_flag=True,
-              help="Q²'s third run: tfc/qa-minilm-v4 with the options its dev sweep chose (tfc.runs.qgqa.third_run); "
-                   "--set still applies over it")
-@click.option("--fourth-run", is_flag=True,
-              help="Q²'s fourth run: the third with the answer-candidate rule its dev sweep chose "
-                   "(tfc.runs.qgqa.fourth_run); --set still applies over it")
-@click.option("--fifth-run", is_flag=True,
-              help="Q²'s fifth run: the fourth with the rule-QG version its dev sweep chose "
-                   "(tfc.runs.qgqa.fifth_run); --set still applies over it")
-def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, third_run, fourth_run, fifth_run):
+@click.option("--dev-chosen", is_flag=True,
+              help="Q²'s configuration chosen on training-side dev data (tfc.runs.qgqa.dev_chosen: the option, "
+                   "answer-candidate and rule-QG sweeps, each over the previous choice); --set still applies over it")
+@click.option("--up-to", type=click.Choice(["options", "candidates", "qg-rules"]), default=None,
+              help="with --dev-chosen: the configuration after this sweep (tfc.runs.qgqa.sweep_steps; "
+                   "default: after the last, qg-rules)")
+def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, dev_chosen, up_to):
     """Score QAGS or Q² with the in-house backends (tfc.runs.qgqa defaults) through the cache and record each
     run with its per-stage throughput in results/models/qa-minilm/scoring_runs.json. Resumable: cached rows
     are not recomputed; several processes may run at once (the record file is locked)."""
@@ -213,14 +210,12 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
             overrides[key] = json.loads(value)      # numbers, booleans, null
         except ValueError:
             overrides[key] = value                  # plain strings
-    runs = {"third": qgqa.third_run, "fourth": qgqa.fourth_run, "fifth": qgqa.fifth_run}
-    named = [k for k, on in zip(runs, (third_run, fourth_run, fifth_run)) if on]
-    if len(named) > 1:
-        raise click.UsageError(f"give one of --third-run, --fourth-run and --fifth-run, not {len(named)}")
-    if named:
+    if up_to and not dev_chosen:
+        raise click.UsageError("--up-to picks a step of --dev-chosen; give --dev-chosen too")
+    if dev_chosen:
         if scorer != "q2":
-            raise click.UsageError(f"--{named[0]}-run is a Q² run")
-        overrides = {**runs[named[0]](), **overrides}
+            raise click.UsageError("--dev-chosen is a Q² configuration")
+        overrides = {**qgqa.dev_chosen(up_to or "qg-rules"), **overrides}
     torch.set_num_threads(int(threads))
     for d in datasets:
         rec = qgqa.score_run(scorer, d, sample=sample, batch_size=batch_size, **overrides)
@@ -235,9 +230,10 @@ def score_qgqa_cmd(scorer, datasets, sample, threads, batch_size, settings, thir
 @click.option("--threads", type=int, default=2, show_default=True, help="torch CPU threads")
 def q2_sweep_cmd(what, threads):
     """Run one of Q²'s dev sweeps on training-side data (never TRUE) and write its committed record: the NLI step
-    (tfc.runs.qgqa.nli_step_sweep), the paper's options for the third run (option_sweep) or the answer-candidate
-    rule for the fourth (candidate_sweep), or the rule-QG version for the fifth (qg_rule_sweep). Each keeps its current choice unless another gains more than the margin
-    in mean dev AUC."""
+    (tfc.runs.qgqa.nli_step_sweep), or one of the three that make the dev-chosen configuration, each over the
+    previous one's choice (tfc.runs.qgqa.sweep_steps): the paper's options (option_sweep), the answer-candidate
+    rule (candidate_sweep), the rule-QG version (qg_rule_sweep). Each keeps its current choice unless another gains
+    more than the margin in mean dev AUC."""
     import torch
 
     from tfc.runs import qgqa

@@ -22,12 +22,12 @@ import pandas as pd
 QA_CHECKPOINT = "tfc/qa-minilm"
 # the same run's weights at step 400 (a weaker reader; the QAGS Table 2 analogue): tfc.train.qa.snapshot_from_state
 QA_SNAPSHOT = "tfc/qa-minilm-s400"
-# the reader trained on a GPU (issue 17's cross-text target met; chosen by its dev metrics, not by QAGS): a third
+# the reader trained on a GPU (chosen by its dev metrics on cross-text questions, not by QAGS): a third
 # reader of the QAGS Table 2 analogue and the reader of the Q² dialogue variant (VARIANT_Q2). Not the scorers'
 # default: swapping the default means rescoring every committed QAGS and Q² set
 QA_GPU = "tfc/qa-minilm-v3"
 # Q²'s NLI step (and TRUE's NLI fallback) reads with the strongest in-house NLI model, sent-minilm-v8 (its 3-way
-# head: entailment / neutral / contradiction); the first runs used the weaker tfc/nli-minilm (issue 17's runs moved)
+# head: entailment / neutral / contradiction); earlier scores used the weaker tfc/nli-minilm
 NLI_CHECKPOINT = "tfc/sent-minilm-v8"
 Q2_DEFAULT = {"checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
 QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
@@ -36,7 +36,7 @@ QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
 NLI_RELEASE = "tfc/sent-minilm-v8-int8"
 VARIANT_Q2 = {"checkpoint": QA_GPU, "nli_checkpoint": NLI_RELEASE, "qa_max_length": 384}
 QUESTION_COLUMN = {"q2": "aux_n_valid", "qags": "aux_n_questions"}
-# every row of every set, the dialogue sets and QAGS first (the issue's targets), the long-document sets last
+# every row of every set, the dialogue sets and QAGS first (the papers' own sets), the long-document sets last
 PLAN = (
     [{"scorer": "q2", "dataset": d} for d in ("q2", "begin", "q2_paper", "topicalchat_usr", "dialfact")]
     + [{"scorer": "qags", "dataset": d} for d in ("qags_xsum", "qags_cnndm")]
@@ -321,13 +321,15 @@ def _read_record(path) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-# Q²'s options, chosen on the same dev data for the third run (the reader retrained, tfc/qa-minilm-v4). The
-# candidates are the paper's own options (appendix: +filter personal, Q²*) and TRUE's re-implementation's
-# validation, plus the answer-candidate kinds; fixed before the run, the current configuration first. Each is
-# read in the form the NLI-step sweep chose (the F1 form, or Q² + NLI), and the rule is the NLI sweep's: the best
-# mean dev AUC replaces the current configuration only by a gain above tfc.runs.aggregation.MARGIN
-QA_V4 = "tfc/qa-minilm-v4"
-VARIANT_Q2_V4 = {**VARIANT_Q2, "checkpoint": QA_V4}
+# The dev-chosen configuration (:func:`dev_chosen`): three sweeps on the same dev data, each run over the previous
+# one's choice (:data:`SWEEPS`). They start from the dialogue variant read with QA_GPU's recipe trained again on
+# a GPU (QA_GPU's own weights were lost; a retrain has its own identity). The first sweep is over Q²'s options:
+# the paper's own (appendix: +filter personal, Q²*) and TRUE's re-implementation's validation, plus the
+# answer-candidate kinds; fixed before the sweep, the current configuration first. Each is read in the form the
+# NLI-step sweep chose (the F1 form, or Q² + NLI), and the rule is the NLI sweep's: the best mean dev AUC replaces
+# the current configuration only by a gain above tfc.runs.aggregation.MARGIN
+QA_GPU_RETRAINED = "tfc/qa-minilm-v4"
+VARIANT_Q2_RETRAINED = {**VARIANT_Q2, "checkpoint": QA_GPU_RETRAINED}
 OPTION_CANDIDATES = {
     "as run (exact-match validation, entities and noun chunks)": {},
     "+filter personal (Q² Table 7)": {"filter_personal": True},
@@ -341,17 +343,17 @@ OPTION_CANDIDATES = {
 def option_sweep_path():
     from tfc import config
 
-    return config.model_records_dir() / QA_V4[4:] / "q2_option_dev.json"
+    return config.model_records_dir() / QA_GPU_RETRAINED[4:] / "q2_option_dev.json"
 
 
 def option_sweep(candidates: dict | None = None, rows: dict | None = None, seed: int = 0, write: bool = True,
                  log=print, base: dict | None = None, path=None, what: str = "Q² options") -> dict:
-    """Q² with ``base`` (default :data:`VARIANT_Q2_V4`) once per option set of ``candidates`` (default
+    """Q² with ``base`` (default :data:`VARIANT_Q2_RETRAINED`) once per option set of ``candidates`` (default
     :data:`OPTION_CANDIDATES`, the current one first) on the NLI-step sweep's dev frames, read in the form that
     sweep chose; the choice follows :func:`choose_step`. Writes the record (``path``, default
     :func:`option_sweep_path`) unless ``write=False``."""
     candidates = dict(OPTION_CANDIDATES if candidates is None else candidates)
-    base = dict(VARIANT_Q2_V4 if base is None else base)
+    base = dict(VARIANT_Q2_RETRAINED if base is None else base)
     step = load_nli_sweep()
     form = "f1" if step and step["chosen"] == F1_FORM else "nli"
     frames = _dev_frames(rows, seed)
@@ -379,27 +381,21 @@ def load_option_sweep() -> dict | None:
     return _read_record(option_sweep_path())
 
 
-def third_run() -> dict:
-    """The third Q² run's configuration: :data:`VARIANT_Q2_V4` with the options the dev sweep chose (none when
-    no sweep is recorded)."""
-    rec = load_option_sweep()
-    return {**VARIANT_Q2_V4, **(_as_config(rec["options"][rec["chosen"]]) if rec else {})}
-
-
-# The fourth run: the third with the Q² authors' answer-candidate rule (tfc.scorers.qgqa.candidates_from_doc). That
-# rule is a fidelity fix, adopted before any run; the one stand-in beside it (lone pronouns dropped, for the
-# coreference step that is not offline) replaces it only by the sweep's margin on the same dev data
+# The answer-candidate sweep, over the options the first sweep chose: the Q² authors' rule
+# (tfc.scorers.qgqa.candidates_from_doc) is a fidelity fix, made the current choice before any sweep; the one
+# stand-in beside it (lone pronouns dropped, for the coreference step that is not offline) and tfc's own rule
+# replace it only by the sweep's margin on the same dev data
 CANDIDATE_CANDIDATES = {
     "the authors' rule (entities, noun chunks, 'i' dropped)": {"candidate_rule": "q2-code"},
     "the authors' rule, lone pronouns dropped": {"candidate_rule": "q2-code-no-pronouns"},
-    "as the third run (tfc's rule)": {"candidate_rule": "tfc"},
+    "tfc's rule (entities and noun chunks, 'i' kept)": {"candidate_rule": "tfc"},
 }
 
 
 def candidate_sweep_path():
     from tfc import config
 
-    return config.model_records_dir() / QA_V4[4:] / "q2_candidate_dev.json"
+    return config.model_records_dir() / QA_GPU_RETRAINED[4:] / "q2_candidate_dev.json"
 
 
 # the candidate sweep's dev frames: the NLI-step sweep's two and DialFact's test sample, every kept row (TRUE's
@@ -408,11 +404,12 @@ CANDIDATE_SWEEP_ROWS = {**NLI_SWEEP_ROWS, "dialfact_test": 261}
 
 
 def candidate_sweep(rows: dict | None = None, seed: int = 0, write: bool = True, log=print) -> dict:
-    """:func:`option_sweep` of :data:`CANDIDATE_CANDIDATES` on :func:`third_run`'s configuration, on the dev frames
-    of ``rows`` (default :data:`CANDIDATE_SWEEP_ROWS`; record: :func:`candidate_sweep_path`). A recorded sweep on
-    other frames is kept in the new record's ``earlier`` list, so no run disappears from the record."""
+    """:func:`option_sweep` of :data:`CANDIDATE_CANDIDATES` over the options the option sweep chose
+    (``sweep_steps()["options"]``), on the dev frames of ``rows`` (default :data:`CANDIDATE_SWEEP_ROWS`; record:
+    :func:`candidate_sweep_path`). A recorded sweep on other frames is kept in the new record's ``earlier`` list,
+    so no sweep disappears from the record."""
     rec = option_sweep(CANDIDATE_CANDIDATES, dict(CANDIDATE_SWEEP_ROWS if rows is None else rows), seed, False, log,
-                       base=third_run(), what="Q²'s answer-candidate rule")
+                       base=sweep_steps()["options"], what="Q²'s answer-candidate rule")
     prev = load_candidate_sweep() or {}
     earlier = prev.pop("earlier", [])
     if prev and (prev["rows"], prev["seed"]) != (rec["rows"], rec["seed"]):
@@ -429,35 +426,28 @@ def load_candidate_sweep() -> dict | None:
     return _read_record(candidate_sweep_path())
 
 
-def fourth_run() -> dict:
-    """The fourth Q² run's configuration: :func:`third_run`'s with the candidate rule :func:`candidate_sweep` chose
-    (the authors' rule when no sweep is recorded)."""
-    rec = load_candidate_sweep()
-    chosen = rec["options"][rec["chosen"]] if rec else next(iter(CANDIDATE_CANDIDATES.values()))
-    return {**third_run(), **_as_config(chosen)}
-
-
-# The fifth run: the fourth with rule-QG version 3 (tfc.scorers.qgqa: the response read detokenised and the flaws
-# of the 200 judged version-2 questions fixed; judgements in results/qg_judgements/). Version 3 is a fix of
-# judged flaws, adopted before any run; version 2 stays only if it beats version 3 by the sweep's margin on the
-# candidate sweep's dev frames
+# The rule-QG sweep, over the candidate rule the candidate sweep chose: rule-QG version 3 (tfc.scorers.qgqa: the
+# response read detokenised and the flaws of the 200 judged version-2 questions fixed; judgements in
+# results/qg_judgements/) is a fix of judged flaws, made the current choice before any sweep; version 2 replaces it
+# only if it beats version 3 by the sweep's margin on the candidate sweep's dev frames
 QG_RULE_CANDIDATES = {
     "rule version 3 (detokenised, the judged flaws fixed)": {"qg_rules": "v3"},
-    "rule version 2 (the fourth run)": {"qg_rules": "v2"},
+    "rule version 2 (the judged flaws kept)": {"qg_rules": "v2"},
 }
 
 
 def qg_rule_sweep_path():
     from tfc import config
 
-    return config.model_records_dir() / QA_V4[4:] / "q2_qg_rules_dev.json"
+    return config.model_records_dir() / QA_GPU_RETRAINED[4:] / "q2_qg_rules_dev.json"
 
 
 def qg_rule_sweep(rows: dict | None = None, seed: int = 0, write: bool = True, log=print) -> dict:
-    """:func:`option_sweep` of :data:`QG_RULE_CANDIDATES` on :func:`fourth_run`'s configuration, on the candidate
-    sweep's dev frames (:data:`CANDIDATE_SWEEP_ROWS`); record: :func:`qg_rule_sweep_path`."""
+    """:func:`option_sweep` of :data:`QG_RULE_CANDIDATES` over the candidate rule the candidate sweep chose
+    (``sweep_steps()["candidates"]``), on the candidate sweep's dev frames (:data:`CANDIDATE_SWEEP_ROWS`); record:
+    :func:`qg_rule_sweep_path`."""
     return option_sweep(QG_RULE_CANDIDATES, dict(CANDIDATE_SWEEP_ROWS if rows is None else rows), seed, write, log,
-                        base=fourth_run(), path=qg_rule_sweep_path(), what="Q²'s rule-QG version")
+                        base=sweep_steps()["candidates"], path=qg_rule_sweep_path(), what="Q²'s rule-QG version")
 
 
 def load_qg_rule_sweep() -> dict | None:
@@ -465,12 +455,31 @@ def load_qg_rule_sweep() -> dict | None:
     return _read_record(qg_rule_sweep_path())
 
 
-def fifth_run() -> dict:
-    """The fifth Q² run's configuration: :func:`fourth_run`'s with the rule-QG version :func:`qg_rule_sweep` chose
-    (version 3 when no sweep is recorded)."""
-    rec = load_qg_rule_sweep()
-    chosen = rec["options"][rec["chosen"]] if rec else next(iter(QG_RULE_CANDIDATES.values()))
-    return {**fourth_run(), **_as_config(chosen)}
+# the dev sweeps that make the dev-chosen configuration, in the order they compose (each over the previous choice):
+# name -> (the function reading its committed record, the options it adds when no sweep is recorded: the current
+# choice, i.e. nothing for the options, the authors' candidate rule, rule-QG version 3)
+SWEEPS = {"options": ("load_option_sweep", {}),
+          "candidates": ("load_candidate_sweep", next(iter(CANDIDATE_CANDIDATES.values()))),
+          "qg-rules": ("load_qg_rule_sweep", next(iter(QG_RULE_CANDIDATES.values())))}
+
+
+def sweep_steps() -> dict[str, dict]:
+    """Q²'s configuration after each dev sweep of :data:`SWEEPS`, in order: :data:`VARIANT_Q2_RETRAINED` with the
+    options :func:`option_sweep` chose ("options"), then also the answer-candidate rule :func:`candidate_sweep`
+    chose ("candidates"), then also the rule-QG version :func:`qg_rule_sweep` chose ("qg-rules")."""
+    steps, cfg = {}, dict(VARIANT_Q2_RETRAINED)
+    for name, (loader, default) in SWEEPS.items():
+        rec = globals()[loader]()
+        cfg = steps[name] = {**cfg, **_as_config(rec["options"][rec["chosen"]] if rec else default)}
+    return steps
+
+
+def dev_chosen(up_to: str = "qg-rules") -> dict:
+    """Q²'s configuration chosen on training-side dev data (never TRUE): :func:`sweep_steps`' last step, or the
+    step ``up_to`` (a key of :data:`SWEEPS`)."""
+    if up_to not in SWEEPS:
+        raise ValueError(f"unknown sweep {up_to!r}; known: {', '.join(SWEEPS)}")
+    return sweep_steps()[up_to]
 
 
 def choose_step(auc: dict, current: str, margin: float) -> str:
@@ -513,17 +522,18 @@ def candidate_kind(doc) -> str:
 def outcomes_path(dataset: str):
     from tfc import config
 
-    return config.model_records_dir() / QA_V4[4:] / f"q2_question_outcomes_{dataset}.json"
+    return config.model_records_dir() / QA_GPU_RETRAINED[4:] / f"q2_question_outcomes_{dataset}.json"
 
 
 def question_outcomes(dataset: str = "q2_paper", config: dict | None = None, write: bool = True) -> dict:
-    """Q² (default :func:`third_run`) on every row of ``dataset`` through ``explain``: the used questions counted
-    per label, candidate kind (:func:`candidate_kind`) and outcome (:func:`question_outcome`), and the responses
-    per label. Writes the record (:func:`outcomes_path`) unless ``write=False``."""
+    """Q² (default ``sweep_steps()["options"]``: the options chosen, before the candidate sweep) on every row of
+    ``dataset`` through ``explain``: the used questions counted per label, candidate kind (:func:`candidate_kind`)
+    and outcome (:func:`question_outcome`), and the responses per label. Writes the record (:func:`outcomes_path`)
+    unless ``write=False``."""
     from tfc import data
     from tfc.scorers.qgqa import parse
 
-    config = dict(third_run() if config is None else config)
+    config = dict(sweep_steps()["options"] if config is None else config)
     scorer = scorer_for("q2", **config)
     df = data.load(dataset)
     t = scorer.explain(df["grounding"].tolist(), df["generated"].tolist())

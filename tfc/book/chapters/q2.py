@@ -218,7 +218,7 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
 
 def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -> str:
     """One sentence from two :func:`q2_true_auc` frames made in the same form: per dialogue set scored in both, the
-    form's AUC × 100 in run ``a`` and in run ``b`` and the change."""
+    form's AUC × 100 with configuration ``a`` and with configuration ``b`` and the change."""
     forms = set(a.get("form", pd.Series(dtype=str))) | set(b.get("form", pd.Series(dtype=str)))
     if len(forms) > 1:
         raise ValueError(f"the two frames are in different forms {sorted(forms)}")
@@ -233,15 +233,16 @@ def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -
         for _, r in both.iterrows()) + ".")
 
 
-def next_run_text(rec: dict | None, prev_sig: str, next_sig: str, prev: str, nxt: str) -> str:
-    """One sentence on whether a dev sweep's choice makes a new run: with ``next_sig == prev_sig`` the sweep kept
-    the earlier configuration, so run ``nxt`` is run ``prev`` and TRUE is not scored again."""
+def sweep_choice_text(rec: dict | None, before_sig: str, after_sig: str) -> str:
+    """One sentence on whether a dev sweep's choice changes the configuration it was run over: with
+    ``after_sig == before_sig`` the sweep kept that configuration, so TRUE is not scored again."""
     if not rec:
-        return f"No dev sweep is recorded, so the {nxt} run takes the current choice and is scored on its own."
-    if next_sig == prev_sig:
-        return (f"The sweep's choice is the {prev} run's configuration ({rec['chosen']}), so the {nxt} run is the {prev} "
-                f"(signature {next_sig}) and TRUE is not scored again.")
-    return f"The sweep chose {rec['chosen']}, so the {nxt} run (signature {next_sig}) scores TRUE's dialogue sets anew."
+        return "No dev sweep is recorded, so the configuration takes the current choice and is scored on its own."
+    if after_sig == before_sig:
+        return (f"The sweep's choice ({rec['chosen']}) is the configuration it was run over (signature {after_sig}), "
+                "so TRUE is not scored again.")
+    return (f"The sweep chose {rec['chosen']}, so the configuration with it (signature {after_sig}) scores TRUE's "
+            "dialogue sets anew.")
 
 
 def speaker_candidate_share(frames: dict, word: str = "i") -> pd.DataFrame:
