@@ -84,7 +84,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     no_questions: str = "zero"             # responses without a valid question: "zero" | "nli" (QGQAConfigMixin)
-    qg_rules: str = "v2"                   # the rule-QG rule set (tfc.scorers.qgqa.RULE_VERSIONS)
+    qg_rules: str = "v2"                   # the rule-QG rule set (tfc.scorers.qgqa.RULE_SETS)
 
     def __post_init__(self):
         super().__post_init__()

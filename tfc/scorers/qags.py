@@ -78,7 +78,7 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
     # `no_questions` ("zero" | "nli", QGQAConfigMixin); `nli_checkpoint` and `nli_label_names` are read by
-    # no_questions="nli" only; `qg_rules` is the rule-QG rule set (tfc.scorers.qgqa.RULE_VERSIONS)
+    # no_questions="nli" only; `qg_rules` is the rule-QG rule set (tfc.scorers.qgqa.RULE_SETS)
     no_questions: str = "zero"
     nli_checkpoint: str = "tfc/nli-minilm"
     nli_label_names: tuple[str, ...] | None = None

@@ -198,7 +198,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
     answer_text, answer_start`` (-1 and "" for no answer), ``kind, source, pair``. ``long_frac``: the share of
     training ``cross``/``ground`` rows also given a long context (:func:`long_contexts`); the held-out slice
     never has them."""
-    from tfc.scorers.qgqa import candidates_from_doc, parse, rule_questions
+    from tfc.scorers.qgqa import candidates_from_doc, parse, sentence_questions
 
     if not 0 <= max_no_answer_frac < 1:
         raise ValueError("max_no_answer_frac must lie in [0, 1)")
@@ -228,7 +228,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
             pick = rng.choice(len(cands), size=min(per_pair, len(cands)), replace=False)
             for k in pick:
                 c = cands[int(k)]
-                qs = rule_questions(docs_b[i], c.start, c.end)
+                qs = sentence_questions(docs_b[i], c.start, c.end)
                 if not qs:
                     continue
                 q = qs[0] if len(qs) == 1 or rng.random() < 0.7 else qs[1]
@@ -255,7 +255,7 @@ def build_qa_set(sources=SOURCES, sample: int | None = 4000, seed: int = 0, per_
         ca = candidates_from_doc(docs_a[i])
         if ca:
             c = ca[int(rng.integers(len(ca)))]
-            qs = rule_questions(docs_a[i], c.start, c.end)
+            qs = sentence_questions(docs_a[i], c.start, c.end)
             if qs:
                 add(qs[0], a_txt[i], a_txt[i][c.start:c.end], c.start, "ground", i)
     df, train, heldout, n_before = _cap_and_hold_out(rows, rng, max_no_answer_frac, heldout_pairs, seed)

@@ -11,8 +11,8 @@ import numpy as np
 
 from tfc.scorers.qgqa.candidates import SPACY_MODEL
 from tfc.scorers.qgqa.qa import ExtractiveQA
-from tfc.scorers.qgqa.qg import QuestionGenerator, RuleQG, question_generator
-from tfc.scorers.qgqa.qg_rules_v2 import RULE_VERSIONS, reading_text
+from tfc.scorers.qgqa.qg import RULE_SETS, QuestionGenerator, RuleQG, question_generator
+from tfc.scorers.qgqa.qg_rules_clause import reading_text
 
 DEFAULT_QA_CHECKPOINT = "tfc/qa-minilm"
 NO_QUESTIONS = ("zero", "nli")
@@ -48,8 +48,8 @@ class QGQAConfigMixin:
             raise ValueError(f"checkpoint (the QA model) must name a checkpoint; got {self.checkpoint!r}")
         if self.no_questions not in NO_QUESTIONS:
             raise ValueError(f"no_questions must be one of {NO_QUESTIONS}; got {self.no_questions!r}")
-        if self.qg_rules not in RULE_VERSIONS:
-            raise ValueError(f"qg_rules must be one of {RULE_VERSIONS}; got {self.qg_rules!r}")
+        if self.qg_rules not in RULE_SETS:
+            raise ValueError(f"qg_rules must be one of {tuple(RULE_SETS)}; got {self.qg_rules!r}")
 
     def _check_qg(self) -> None:
         """Checks of the QG fields shared by the QG-QA configs (called from their ``__post_init__``)."""
@@ -116,7 +116,7 @@ class QGQAScorerBase:
 
     def _response_text(self, generations: list[str]) -> list[str]:
         """The generated texts as the pipeline reads them (candidates, QG, QA on the text, the no-question
-        policy): :func:`detokenize`-d under rule version 3, as given otherwise."""
+        policy): :func:`detokenize`-d under the repaired clause rules (``"v3"``), as given otherwise."""
         c = self.config
         return reading_text(generations, c.qg_rules if c.qg_backend == "rule" else "v1")
 

@@ -1,12 +1,22 @@
 """Question generators behind one interface (:class:`QuestionGenerator`): the offline rule-based :class:`RuleQG`
-(rule versions :data:`RULE_VERSIONS`) and any Hugging Face seq2seq checkpoint (:class:`Seq2SeqQG`), with the
+(the rule sets of :data:`RULE_SETS`) and any Hugging Face seq2seq checkpoint (:class:`Seq2SeqQG`), with the
 input templates of the papers' QG models."""
 from __future__ import annotations
 
 from tfc.scorers.base import progress_bar
 from tfc.scorers.qgqa.candidates import SPACY_MODEL, Candidate, parse
-from tfc.scorers.qgqa.qg_rules_v1 import rule_questions
-from tfc.scorers.qgqa.qg_rules_v2 import RULE_VERSIONS, rule_questions_v2, rule_questions_v3
+from tfc.scorers.qgqa.qg_rules_clause import clause_questions, repaired_clause_questions
+from tfc.scorers.qgqa.qg_rules_sentence import sentence_questions
+
+# The rule sets of the ``qg_rules`` config field. The keys are the names the score caches' signatures hold
+# ("rule-qg-<key>" in the QG identity, and the config value itself): never rename them. One rule set is current:
+# "v3", the repaired clause rules (the q2/qags DEFAULTS); "v1" and "v2" stay only while committed tables read
+# caches scored with them.
+RULE_SETS = {
+    "v1": sentence_questions,           # the whole sentence's parse (the first committed caches)
+    "v2": clause_questions,             # the answer's own clause (the scorer configs' and as-published default)
+    "v3": repaired_clause_questions,    # the answer's own clause, repaired (current)
+}
 
 
 class QuestionGenerator:
@@ -33,19 +43,20 @@ def _as_candidate(text: str, a) -> Candidate | None:
 
 
 class RuleQG(QuestionGenerator):
-    """Offline rule-based QG (see :func:`rule_questions`). Scores: 0 for the moved question, -1 for the
-    in-situ variant. Answers not found in the text get no question."""
+    """Offline rule-based QG with the rule set ``rules`` (a key of :data:`RULE_SETS`; default ``"v1"``,
+    :func:`sentence_questions`). Scores: 0 for the moved question, -1 for the in-situ variant. Answers not found
+    in the text get no question."""
 
     name = "rule"
-    VERSION = "rule-qg-v1"     # the identity of rule version 1 (in the committed caches' signatures)
+    VERSION = "rule-qg-v1"     # the identity of the sentence rules ("v1", in the committed caches' signatures)
 
     def __init__(self, num_return: int = 1, rules: str = "v1"):
         if num_return < 1:
             raise ValueError("num_return must be >= 1")
-        if rules not in RULE_VERSIONS:
-            raise ValueError(f"unknown rule version {rules!r}; use one of {RULE_VERSIONS}")
+        if rules not in RULE_SETS:
+            raise ValueError(f"unknown rule set {rules!r}; use one of {tuple(RULE_SETS)}")
         self.num_return, self.rules = num_return, rules
-        self._questions = {"v1": rule_questions, "v2": rule_questions_v2, "v3": rule_questions_v3}[rules]
+        self._questions = RULE_SETS[rules]
 
     @property
     def version(self) -> str:

@@ -1,5 +1,15 @@
-"""Rule-based question generation, version 1 (:func:`rule_questions`, the rules of the committed QAGS/Q² caches),
-and the choice of the wh-word from the answer (:func:`wh_word`) that the later versions build on."""
+"""The sentence rules of rule-based question generation (:func:`sentence_questions`, ``qg_rules="v1"``), and the
+choice of the wh-word from the answer (:func:`wh_word`) that every rule set uses.
+
+The sentence rules ask about an answer (a named entity or noun chunk) from the parse of its **whole sentence**:
+the wh-word from the answer's entity label, a subject answer replaced in place, any other answer moved to the
+front with auxiliary inversion or *do*-support over the sentence's root verb, and the sentence with the answer
+replaced by the wh-word (the in-situ "echo" question) as the second variant.
+
+**Not current.** The current rule set is the repaired clause rules (``"v3"``,
+:func:`~tfc.scorers.qgqa.qg_rules_clause.repaired_clause_questions`; the ``q2`` and ``qags`` defaults). The
+sentence rules stay, unchanged, only because committed tables read score caches computed with them (their
+signatures name ``rule-qg-v1``); :func:`wh_word` and the label/preposition tables stay in any case."""
 from __future__ import annotations
 
 import re
@@ -44,9 +54,10 @@ def _drop_end_punct(tokens):
     return tokens
 
 
-def rule_questions(doc, start_char: int, end_char: int) -> list[str]:
-    """Questions about the answer at ``doc.text[start_char:end_char]``: [moved question, in-situ question]
-    (fewer when the parse gives no subject/verb). Returns [] if the span does not align with tokens."""
+def sentence_questions(doc, start_char: int, end_char: int) -> list[str]:
+    """Questions about the answer at ``doc.text[start_char:end_char]`` from its whole sentence: [moved question,
+    in-situ question] (fewer when the parse gives no subject/verb). Returns [] if the span does not align with
+    tokens."""
     span = doc.char_span(start_char, end_char, alignment_mode="expand")
     if span is None or not len(span):
         return []

@@ -1,16 +1,26 @@
-"""Rule-based question generation, versions 2 and 3 (:func:`rule_questions_v2`, :func:`rule_questions_v3`): the
-answer's own clause, the wh-phrase and the fixes found by judging questions, and the detokenised reading of the
-text that version 3 asks about (:func:`detokenize`, :func:`reading_text`)."""
+"""The clause rules of rule-based question generation: questions built from the answer's **own clause** with a
+wh-phrase that takes the answer's attached words along (:func:`clause_questions`, ``qg_rules="v2"``), the same
+rules with the repairs found by judging their questions (:func:`repaired_clause_questions`, ``qg_rules="v3"``),
+and the detokenised reading of the text that the repaired rules ask about (:func:`detokenize`,
+:func:`reading_text`).
+
+**Current: the repaired clause rules** (``"v3"``), the rule set of the ``q2`` and ``qags`` defaults
+(``tfc.scorers.DEFAULTS``). The unrepaired clause rules (``"v2"``, the scorer configs' own default and the
+as-published presets) and the sentence rules (``"v1"``, :mod:`~tfc.scorers.qgqa.qg_rules_sentence`) stay only
+because committed tables read score caches computed with them: one flag (``repairs``) switches between the two
+clause rule sets, and each is kept exactly as those caches were scored. The values ``"v1"``/``"v2"``/``"v3"``
+are the names the caches' signatures hold (:data:`~tfc.scorers.qgqa.qg.RULE_SETS`)."""
 from __future__ import annotations
 
 import re
 
-from tfc.scorers.qgqa.qg_rules_v1 import _DO, _drop_end_punct, _join, wh_word
+from tfc.scorers.qgqa.qg_rules_sentence import _DO, _drop_end_punct, _join, wh_word
 
 
-# -- rule version 2 (``qg_rules="v2"``) ---------------------------------------------------------------
-# Version 1 (:func:`rule_questions`) is kept unchanged: the committed QAGS/Q² caches were computed with it and
-# their signatures name it. Version 2 fixes the flaws found by reading a sample of its questions (issue 17):
+# -- the clause rules (``qg_rules="v2"``, :func:`clause_questions`) -----------------------------------------
+# The sentence rules (``"v1"``, :func:`~tfc.scorers.qgqa.qg_rules_sentence.sentence_questions`) are kept unchanged:
+# committed QAGS/Q² caches were computed with them and their signatures name them. The clause rules ("v2" below)
+# fix the flaws found by reading a sample of the sentence rules' questions (issue 17):
 #
 # * a number that is part of a name or does not count a following noun ("Ted 2", "playstation 4") got
 #   "How many"; a number counting a noun further right ("36 UNICEF National Committees") left the noun's
@@ -33,9 +43,9 @@ from tfc.scorers.qgqa.qg_rules_v1 import _DO, _drop_end_punct, _join, wh_word
 #   lower-cases only closed-class words (the, a, it, there, ...);
 # * quotes and brackets at the edge of an answer span were left in the question.
 
-# -- rule version 3 (``qg_rules="v3"``) ---------------------------------------------------------------
-# Version 3 fixes the flaws of the 61 ill-formed questions among the 200 judged v2 questions
-# (results/qg_judgements/rules-v2.csv, drawn from training-side mirrors only):
+# -- the repaired clause rules (``qg_rules="v3"``, :func:`repaired_clause_questions`; current) ---------------
+# The repairs (``repairs=True``) fix the flaws of the 61 ill-formed questions among the 200 judged questions of
+# the clause rules (results/qg_judgements/rules-v2.csv, drawn from training-side mirrors only); "v3" below:
 #
 # * the response is read **detokenised** (:func:`detokenize`): dialogue models' outputs come split into tokens
 #   ("i ' ve", "didn ' t", "2 , 200", "( video )"), which spaCy parses as separate words, so v2 asked
@@ -52,8 +62,6 @@ from tfc.scorers.qgqa.qg_rules_v1 import _DO, _drop_end_punct, _join, wh_word
 #   them;
 # * a moved question that repeats a word ("... zoos in in china?") or keeps under three words ("Who?") is
 #   dropped, leaving the in-place question.
-
-RULE_VERSIONS = ("v1", "v2", "v3")
 
 # Why by hand: the tokenisers that undo tokenisation (sacremoses' detokenizer, NLTK's TreebankWordDetokenizer)
 # expect Penn Treebank splits ("do n't", "it 's"); these outputs split at the apostrophe itself ("don ' t",
@@ -84,8 +92,9 @@ def detokenize(text: str) -> str:
 
 
 def reading_text(texts, rules: str) -> list[str]:
-    """Generated texts as rule version ``rules`` reads them: :func:`detokenize`-d under version 3, as given
-    otherwise (the scorers' candidates, QG and QA, and the hand-judged question draws, all read through here)."""
+    """Generated texts as the rule set ``rules`` (a ``qg_rules`` value) reads them: :func:`detokenize`-d under the
+    repaired clause rules (``"v3"``), as given otherwise (the scorers' candidates, QG and QA, and the hand-judged
+    question draws, all read through here)."""
     return [detokenize(t) for t in texts] if rules == "v3" else list(texts)
 
 
@@ -179,8 +188,8 @@ def _fmt(words) -> str:
     return (q[0].upper() + q[1:] + "?") if q else ""
 
 
-def _wh_v2(span) -> tuple[str, set[int]]:
-    """wh-phrase and the extra token ids it absorbs, for rule version 2."""
+def _wh_phrase(span) -> tuple[str, set[int]]:
+    """wh-phrase and the extra token ids it absorbs, for the clause rules."""
     wh = wh_word(span)
     root = span.root
     extra: set[int] = set()
@@ -203,7 +212,7 @@ def _wh_v2(span) -> tuple[str, set[int]]:
     return wh, extra
 
 
-def _answer_span_v2(doc, start_char: int, end_char: int):
+def _answer_span(doc, start_char: int, end_char: int):
     """The answer's span without edge quotes, brackets and punctuation; None when nothing is left, or when
     the answer is a lone relative pronoun ("a player who passes")."""
     span = doc.char_span(start_char, end_char, alignment_mode="expand")
@@ -243,19 +252,19 @@ def _attach_clitics(q: str) -> str:
     return re.sub(r"\s+([)\]])", r"\1", re.sub(r"([(\[])\s+", r"\1", q))
 
 
-def _inverted_question_v2(toks, ans: set, head, subj, s_ids: set, wh: str, v3: bool = False) -> str:
+def _inverted_question(toks, ans: set, head, subj, s_ids: set, wh: str, full_aux: bool = False) -> str:
     """The question with the wh-phrase moved to the front and subject-auxiliary inversion ("Who did the
-    team beat?"), for an answer that is neither the clause's subject nor inside it (``v3``: a contracted
+    team beat?"), for an answer that is neither the clause's subject nor inside it (``full_aux``: a contracted
     auxiliary is written out at the front, "What have i never been to?")."""
     s_toks = [t for t in subj.subtree]
     s_text = _lower_first(s_toks, _join(s_toks))
     aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i), None)
     if aux is not None:
-        first, skip = [_full_aux(aux) if v3 else aux.text], {aux.i}
+        first, skip = [_full_aux(aux) if full_aux else aux.text], {aux.i}
     elif _split_be(head):
         first, skip = [_split_be(head)], {head.i, head.i - 1}
     elif head.lemma_ == "be" or head.pos_ == "AUX":
-        first, skip = [_full_aux(head) if v3 else head.text], {head.i}
+        first, skip = [_full_aux(head) if full_aux else head.text], {head.i}
     else:
         first, skip = [_DO.get(head.tag_, "did")], set()
     # modifiers of the clause before its subject go to the end ("According to X, Y has Z" -> "... , according to X")
@@ -294,7 +303,7 @@ _DISCOURSE = {"yes", "yeah", "yep", "no", "nope", "well", "so", "oh", "ok", "oka
 _MODIFIER_LABELS = {"DATE", "TIME", "ORDINAL", "CARDINAL", "NORP", "QUANTITY", "PERCENT", "MONEY"}
 
 
-def _modifier_wh_v3(span):
+def _modifier_wh(span):
     """(wh-phrase, absorbed ids, new anchor) for an answer that modifies a noun phrase to its right ("the 2012
     NHL Entry Draft", "an American rock band", "the seventh round"), or None. The phrase's determiner and the
     words up to its head go into the wh-phrase: "Which NHL Entry Draft", "What kind of rock band"."""
@@ -307,7 +316,7 @@ def _modifier_wh_v3(span):
     if label == "NORP" and root.dep_ != "amod":
         return None               # a people's name used as a noun ("Sean chases ...") is no adjective
     if label == "CARDINAL" and root.dep_ == "nummod":
-        return None               # a count: v2's "How many <noun>"
+        return None               # a count: the clause rules' "How many <noun>"
     between = list(span.doc[span.end: head.i + 1])
     if not all(t.head.i == head.i or t.i == head.i for t in between):
         return None
@@ -320,7 +329,7 @@ def _modifier_wh_v3(span):
 
 def _in_relative_or_expletive(anchor, head, subj) -> bool:
     """True where a moved question would pull the answer out of a relative clause, or where the clause's subject
-    is a relative pronoun or expletive *there* (v3 asks those in place)."""
+    is a relative pronoun or expletive *there* (the repaired rules ask those in place)."""
     if subj is not None and (subj.dep_ == "expl" or subj.tag_ in ("WDT", "WP")):
         return True
     cur = anchor
@@ -331,28 +340,28 @@ def _in_relative_or_expletive(anchor, head, subj) -> bool:
     return False
 
 
-def _bad_moved_v3(q: str) -> bool:
-    """A moved v3 question to drop: fewer than three words, or a word doubled ("in in")."""
+def _bad_moved_question(q: str) -> bool:
+    """A moved question the repaired rules drop: fewer than three words, or a word doubled ("in in")."""
     words = re.findall(r"[\w']+", q.lower())
     return len(words) < 3 or any(a == b and not a.isdigit() for a, b in zip(words, words[1:]))
 
 
-def _answer_ids_v2(doc, span, v3: bool):
+def _answer_ids(doc, span, repairs: bool):
     """(wh-phrase, the token ids that move with the answer, the token standing for the answer in the clause) of
-    rule version 2, with version 3's fixes when ``v3``."""
-    wh, extra = _wh_v2(span)
+    the clause rules; with ``repairs``, a modifier's noun phrase, a whole name and a determiner go with it."""
+    wh, extra = _wh_phrase(span)
     anchor = span.root
-    modifier = _modifier_wh_v3(span) if v3 else None
+    modifier = _modifier_wh(span) if repairs else None
     if modifier is not None:
         wh, extra, anchor = modifier
-    elif v3 and span.root.dep_ == "compound" and span.root.head.pos_ == "PROPN" and span.root.pos_ == "PROPN" \
+    elif repairs and span.root.dep_ == "compound" and span.root.head.pos_ == "PROPN" and span.root.pos_ == "PROPN" \
             and span.root.head.i >= span.end:
         name = span.root.head   # a first name inside a name: ask about the name
         extra = {t.i for t in doc[span.end: name.i + 1]}
         anchor = name
     ans = set(range(span.start, span.end)) | extra
     root_a = span.root
-    if v3 and modifier is None and span.start > 0:
+    if repairs and modifier is None and span.start > 0:
         det = doc[span.start - 1]   # "receive an Academy Award": the article goes with the answer
         if det.dep_ == "det" and det.head.i in ans:
             ans.add(det.i)
@@ -369,7 +378,7 @@ def _answer_ids_v2(doc, span, v3: bool):
 
 
 def _drop_discourse(toks, ans: set) -> list:
-    """Version 3: the clause without the discourse words before its subject ("yes, ...", "well, ...") and their
+    """The repaired rules: the clause without the discourse words before its subject ("yes, ...", "well, ...") and their
     commas."""
     lead = []
     for t in toks:
@@ -379,7 +388,7 @@ def _drop_discourse(toks, ans: set) -> list:
     return [t for t in toks if t.i not in lead] or toks
 
 
-def _subject_question_v2(toks, ans: set, anchor, head, subj, wh: str) -> str:
+def _subject_question(toks, ans: set, anchor, head, subj, wh: str) -> str:
     """The question for an answer that is the clause's subject: the wh-phrase in its place ("Who has ...?"), or ""
     when nothing but verbs and punctuation would follow it."""
     rest = [t for t in toks if t.i not in ans and t.i > max(ans)]
@@ -406,44 +415,47 @@ def _subject_question_v2(toks, ans: set, anchor, head, subj, wh: str) -> str:
     return _fmt(words)
 
 
-def rule_questions_v2(doc, start_char: int, end_char: int, v3: bool = False) -> list[str]:
-    """Rule version 2 of :func:`rule_questions` (see the notes above :data:`RULE_VERSIONS`); ``v3=True`` adds the
-    fixes of version 3 (the notes above :data:`RULE_VERSIONS`; the text is expected detokenised)."""
-    span = _answer_span_v2(doc, start_char, end_char)
+def clause_questions(doc, start_char: int, end_char: int, repairs: bool = False) -> list[str]:
+    """Questions about the answer at ``doc.text[start_char:end_char]`` from its own clause: [moved question,
+    in-situ question] (the in-situ one alone where the answer is asked in place; the moved one alone for a
+    subject), see the notes at the top of this module. ``repairs=True`` adds the repairs of the judged questions
+    (the current rule set, :func:`repaired_clause_questions`; the text is expected detokenised)."""
+    span = _answer_span(doc, start_char, end_char)
     if span is None:
         return []
-    wh, ans, anchor = _answer_ids_v2(doc, span, v3)
+    wh, ans, anchor = _answer_ids(doc, span, repairs)
     head = _clause_head(anchor)
     toks = _clause_tokens(head, ans)
     if not ans & {t.i for t in toks}:
         toks, head = _drop_end_punct([t for t in span.sent]), span.sent.root
-    if v3:
+    if repairs:
         toks = _drop_discourse(toks, ans)
     subj = next((c for c in head.children if c.dep_ in _SUBJ_DEP), None)
     s_ids = {t.i for t in subj.subtree} if subj is not None else set()
     in_subject = bool(s_ids & ans) and anchor.i != subj.i if subj is not None else False
     in_conj = anchor.dep_ == "conj" or any(c.dep_ == "conj" for c in anchor.children)
-    in_place = v3 and _in_relative_or_expletive(anchor, head, subj)
+    in_place = repairs and _in_relative_or_expletive(anchor, head, subj)
 
     out = []
     is_subject = subj is not None and anchor.i == subj.i and not in_place
     if is_subject or (span.start == toks[0].i and span.root.dep_ == "ROOT" and not in_place):
-        out.append(_subject_question_v2(toks, ans, anchor, head, subj, wh))
+        out.append(_subject_question(toks, ans, anchor, head, subj, wh))
     elif in_subject or in_conj or is_subject or in_place:
         pass   # asked in place below
     elif subj is not None and head.pos_ in ("VERB", "AUX"):
-        out.append(_inverted_question_v2(toks, ans, head, subj, s_ids, wh, v3))
-    if v3:
-        out = [_attach_clitics(q) for q in out if q and not _bad_moved_v3(q)]
+        out.append(_inverted_question(toks, ans, head, subj, s_ids, wh, full_aux=repairs))
+    if repairs:
+        out = [_attach_clitics(q) for q in out if q and not _bad_moved_question(q)]
     q2 = _in_situ_question(toks, ans, wh)
-    if v3 and q2:
+    if repairs and q2:
         q2 = _attach_clitics(q2)
     if q2 and q2 not in out and not is_subject:   # for a subject the moved question is already in place
         out.append(q2)
     return [q for q in out if q]
 
 
-def rule_questions_v3(doc, start_char: int, end_char: int) -> list[str]:
-    """Rule version 3 (see the notes above :data:`RULE_VERSIONS`): version 2 with its judged flaws fixed. The text
-    is expected detokenised (:func:`detokenize`; :class:`RuleQG` and the scorers do it)."""
-    return rule_questions_v2(doc, start_char, end_char, v3=True)
+def repaired_clause_questions(doc, start_char: int, end_char: int) -> list[str]:
+    """The current rule set (``qg_rules="v3"``): :func:`clause_questions` with the repairs of its judged questions
+    (the notes at the top of this module). The text is expected detokenised (:func:`detokenize`; the scorers
+    read it through :func:`reading_text`)."""
+    return clause_questions(doc, start_char, end_char, repairs=True)
