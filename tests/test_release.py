@@ -161,6 +161,46 @@ def test_shared_tensors_leave_the_release_and_come_back_from_the_base(tiny_ckpt,
         R.pack(child, "none", out_root=tmp_path / "rel", share_with=str(base))
 
 
+def test_a_delta_release_restores_a_fine_tuned_model_far_closer_than_int8_weights(tiny_ckpt, tmp_path):
+    """Packed as int8 differences from its base (delta), a model fine-tuned from that base comes back within a
+    small fraction of the plain int8 release's error; 1-D tensors come back exactly; a base whose matrix moved
+    is refused; a delta release without a base is refused."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    base = tmp_path / "base"
+    shutil.copytree(tiny_ckpt, base)
+    child = tmp_path / "child"
+    shutil.copytree(tiny_ckpt, child)
+    state = load_file(str(child / "model.safetensors"))
+    gen = torch.Generator().manual_seed(1)
+    for k in state:
+        if "word_embeddings" not in k and state[k].is_floating_point():
+            state[k] = state[k] + 1e-3 * torch.randn(state[k].shape, generator=gen)
+    save_file(state, str(child / "model.safetensors"), metadata={"format": "pt"})
+    plain = R.pack(child, "plain", out_root=tmp_path / "rel", share_with=str(base))
+    delta = R.pack(child, "delta", out_root=tmp_path / "rel", share_with=str(base), delta=True)
+    meta = json.loads((delta / R.META).read_text())
+    assert meta["scheme"] == R.DELTA_SCHEME and "bert.encoder.layer.0.attention.self.query.weight" in meta["delta"]
+    err = {}
+    for name in ("plain", "delta"):
+        got = load_file(str(R.materialize(name, target=tmp_path / f"inst-{name}", root=tmp_path / "rel")
+                            / "model.safetensors"))
+        err[name] = max(float((got[k] - v).abs().max()) for k, v in state.items() if v.is_floating_point())
+        if name == "delta":
+            assert all(torch.equal(got[k], v) for k, v in state.items() if v.dim() == 1 and v.is_floating_point())
+    assert err["delta"] < err["plain"] / 20, err
+    moved = load_file(str(base / "model.safetensors"))
+    qkey = "bert.encoder.layer.0.attention.self.query.weight"
+    moved[qkey] = moved[qkey] + 1.0
+    save_file(moved, str(base / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(R.ReleaseError, match="does not hold the tensor"):
+        R.materialize("delta", target=tmp_path / "inst3", root=tmp_path / "rel")
+    with pytest.raises(R.ReleaseError, match="needs a base"):
+        R.pack(child, "nobase", out_root=tmp_path / "rel", delta=True)
+
+
 def test_a_qa_reader_release_records_its_best_spans(tmp_path):
     from tfc.train.qa import make_tiny_qa
 

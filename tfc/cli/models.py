@@ -32,7 +32,10 @@ def release_group():
 @click.option("--share-with", default=None,
               help="leave out the tensors equal to this base's ('minilm', or a shipped tfc/<name>), e.g. word "
                    "embeddings kept frozen in training; they are read from the base when the release is installed")
-def release_pack(checkpoint, name, share_with):
+@click.option("--delta", is_flag=True,
+              help="with --share-with: store the other matrices the base holds as int8 differences from the base's "
+                   "(near-lossless for a model fine-tuned from that base; see tfc.models.release)")
+def release_pack(checkpoint, name, share_with, delta):
     """Quantise CHECKPOINT (a directory or tfc/<name>) into results/release/<name>."""
     from pathlib import Path
 
@@ -41,7 +44,7 @@ def release_pack(checkpoint, name, share_with):
 
     path = Path(models.resolve(checkpoint))
     name = name or (checkpoint[4:] if checkpoint.startswith("tfc/") else path.name)
-    out = release.pack(path, name, share_with=share_with, resolver=models.resolve)
+    out = release.pack(path, name, share_with=share_with, resolver=models.resolve, delta=delta)
     size = sum(f.stat().st_size for f in out.iterdir())
     click.echo(f"{out}: {size / 1e6:.1f} MB")
 
@@ -70,6 +73,44 @@ def release_install(name):
         click.echo(str(release.materialize(name, resolver=models.resolve)))
     except release.ReleaseError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@release_group.command("drift")
+@click.argument("name")
+@click.option("--source", type=click.Path(exists=True, file_okay=False), default=None,
+              help="the training output the release was packed from (a checkpoint directory)")
+@click.option("--scorer", default=None, help="the registered scorer that reads the model (its defaults, uncalibrated)")
+@click.option("--set", "settings", multiple=True, help="a scorer override KEY=VALUE (JSON values), repeatable")
+@click.option("--from-training-record", is_flag=True,
+              help="no source at hand: take the drift the release's training record measured when it was packed")
+@click.option("--note", default="", help="what --source is, when it is not the output the release was packed from")
+@click.option("--record/--no-record", default=True, show_default=True,
+              help="write results/models/<name>/release_drift.json")
+def release_drift_cmd(name, source, scorer, settings, from_training_record, note, record):
+    """Check release NAME against its training output by the drift rule (tfc.runs.release_drift)."""
+    import json
+
+    from tfc.runs import release_drift as R
+
+    release = name if name.startswith("tfc/") else f"tfc/{name}"
+    if from_training_record:
+        res = R.from_training_record(release)
+    elif source and scorer:
+        over = {}
+        for kv in settings:
+            key, _, val = kv.partition("=")
+            try:
+                over[key] = json.loads(val)
+            except json.JSONDecodeError:
+                over[key] = val
+        res = R.measure(source, release, scorer, overrides=over, note=note, log=click.echo)
+    else:
+        raise click.UsageError("give --source and --scorer, or --from-training-record")
+    if record:
+        R.record(res)
+    click.echo(f"{release}: largest |score diff| {res['max_abs_diff']:.4f} (rule {R.MAX_ABS_DIFF}), largest |AUC diff| "
+               f"{res['max_abs_auc_diff']:.3f} (rule {R.MAX_AUC_DIFF}): " + ("meets" if res["meets_rule"] else "misses")
+               + " the rule")
 
 
 @models.group("convert")
