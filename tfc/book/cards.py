@@ -235,10 +235,13 @@ def batch_size(ctx: Context, arg: str) -> str:
 
 def constant(ctx: Context, arg: str) -> str:
     from tfc import scorers
+    from tfc.runs import release_drift
     from tfc.runs.auc_drift import DRIFT_LIMIT
     from tfc.scorers import seq2seq_nli
 
     values = {"threshold": THRESHOLD, "digits": DIGITS, "drift_limit": DRIFT_LIMIT,
+              "release_max_abs_diff": release_drift.MAX_ABS_DIFF, "release_max_auc_diff": release_drift.MAX_AUC_DIFF,
+              "release_rows": release_drift.ROWS,
               "fast_dtype": scorers.FAST_DTYPE, "seq2seq_positive": seq2seq_nli.POSITIVE,
               "seq2seq_template": seq2seq_nli.TRUE_TEMPLATE}
     return value_text(values[arg])
@@ -292,6 +295,27 @@ def records(ctx: Context, arg: str) -> str:
     if not rows:
         return NOT_RECORDED
     return md_table(pd.DataFrame(rows).drop_duplicates(["checkpoint", "scorer"]), code=("scorer", "checkpoint"))
+
+
+def drift(ctx: Context, arg: str) -> str:
+    """Each shipped model the card's defaults load: its release's drift against the training output it was
+    packed from (tfc.runs.release_drift), as recorded in results/models/<name>/release_drift.json."""
+    from tfc.models import release
+    from tfc.runs import release_drift
+
+    rows = []
+    for n in ctx.names:
+        for ckpt in tfc_checkpoints(_scorer(n)):
+            rec = release_drift.recorded(ckpt) if release.available(ckpt[4:]) else None
+            if rec is None:
+                continue
+            rows.append({"checkpoint": ckpt, "read by": rec.get("scorer") or "its training record",
+                         "rows per set": rec["rows_per_set"], "largest |score diff|": round(rec["max_abs_diff"], 4),
+                         "largest |AUC diff| (points)": round(rec["max_abs_auc_diff"], 3),
+                         "within the rule": "yes" if rec["meets_rule"] else "no"})
+    if not rows:
+        return NOT_RECORDED
+    return md_table(pd.DataFrame(rows).drop_duplicates("checkpoint"), code=("checkpoint", "read by"))
 
 
 def _chosen_table(auc: dict, chosen: str, first: str | None, label: str = "reading") -> str:
@@ -495,7 +519,8 @@ HANDLERS = {
     "how_to_use": how_to_use, "bad_inputs": bad_inputs, "ranges": ranges, "batch_size": batch_size,
     "cfg": lambda ctx, arg: config_value(arg, "default"), "pub": lambda ctx, arg: config_value(arg, "as-published"),
     "improved": lambda ctx, arg: config_value(arg, "improved"),
-    "const": constant, "defaults": defaults, "config": config_fields, "records": records, "readings": readings,
+    "const": constant, "defaults": defaults, "config": config_fields, "records": records, "drift": drift,
+    "readings": readings,
     "sweep": sweep, "papers_summary": papers_summary, "papers_cells": papers_cells, "ledger_source": ledger_source,
     "citation": citation,
 }

@@ -286,6 +286,9 @@ RUNS: dict[str, dict] = {     # in priority order (the order `tfc train wecheck 
     # the same recipe on the strongest in-house warm-up (the sentence-level v8, trained on a GPU); the issue asks
     # whether WeCheck beats its own warm-up on every TRUE row, read the way v8's dev-data sweep chose
     "wecheck-minilm-v8": {"base": "tfc/sent-minilm-v8"},
+    # the shipped WeCheck: the shipped sentence model as warm-up, its word embeddings frozen so that the release
+    # shares them with that base
+    "wecheck-minilm-shared-emb": {"base": "tfc/sent-minilm-v8-int8", "freeze": ("embeddings.word_embeddings",)},
 }
 
 
