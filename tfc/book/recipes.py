@@ -404,13 +404,14 @@ tensors, the saved mixes (build them first with `tfc train mix`), the dev frames
 files, with a sha256 manifest. On the GPU machine, with the repository on `PYTHONPATH`,
 `python3 -m tfc.cli gpu job .gpu --work WORK` trains each variant, runs its dev-data sweep, scores its plans,
 writes its record and exports it to `WORK/export/NAME/` (`tfc gpu export NAME --work WORK` exports what a job
-has so far when a lease is about to end). Back here, `tfc gpu unpack WORK/export/NAME` checks every file
+has so far, for a job stopped before it ends). Back here, `tfc gpu unpack WORK/export/NAME` checks every file
 against the export's manifest and puts the weights, the record and the caches in place. The sentence splitter is
 part of each score's signature, so the job refuses to run without spaCy and its English model unless given
-`--allow-rule-splitter`. A device call moves at most {mib} MiB and the job needs neither the score caches nor
-the release weights: take them out of the index for that call (`git rm -r -q --cached results/scores
-results/release`, the same paths in `.git/info/exclude`) and put them back afterwards (`git reset -q --
-results/scores results/release`); `tfc gpu pack` prints what would move. The variants are those of
+`--allow-rule-splitter`. The copy of the repository sent to the GPU machine (tracked files and the bundle) is
+limited to {mib} MiB, and the job needs neither the score caches nor the release weights: take them out of the
+index before copying (`git rm -r -q --cached results/scores results/release`, the same paths in
+`.git/info/exclude`) and put them back afterwards (`git reset -q -- results/scores results/release`);
+`tfc gpu pack` prints what would be copied. The variants are those of
 the records whose `recipe.json` has a `gpu_job` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
 here, `job NAME --steps N` there, `tfc gpu unpack` here).
 """

@@ -97,3 +97,13 @@ def recipes_cmd(out):
     from tfc.book import recipes
 
     click.echo(recipes.write(out))
+
+
+@book.command("log")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="where the page goes (default: book/experiment_log.md)")
+def log_cmd(out):
+    """Regenerate the experiment log (book/experiment_log.md) from the records under results/models."""
+    from tfc.book import experiment_log
+
+    click.echo(experiment_log.write(out))
