@@ -222,7 +222,7 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
             assert rec["pairs"] >= 3 or rec["reused_rows"] > 0
     heads = AB.head_ablation(tiny3, ["toya", "toyb"])
     assert set(heads["head"]) == {"3way", "bin", "reg"} and set(heads["dataset"]) == {"toya", "toyb", "mean"}
-    h = head_scores("alignscore", "toyb", checkpoint=tiny3)
+    h = head_scores("alignscore", "toyb", preset="as-published", checkpoint=tiny3)
     want = 100 * roc_auc(h["label"], h["bin"])
     got = heads[(heads["dataset"] == "toyb") & (heads["head"] == "bin")]["auc"].iloc[0]
     assert got == pytest.approx(want)

@@ -9,12 +9,15 @@ from tfc.meta import roc_auc
 
 
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
-                  chunk_size=512, batch_size=None, progress=False, cache_only=False, **overrides) -> pd.DataFrame:
-    """See :func:`tfc.results.dataset.score_dataset`. ``cache_only=True`` computes nothing: rows missing from
-    the cache get NaN (used by the book for scorers too slow to recompute in a build)."""
+                  chunk_size=512, batch_size=None, progress=False, cache_only=False, preset="default",
+                  **overrides) -> pd.DataFrame:
+    """Score ``dataset`` (cached, resumable): ``id, label, score`` and the scorer's ``aux_*`` columns. A scorer
+    name is read in ``preset`` (the recommended ``"default"``, or ``"as-published"`` as the book's tables read
+    it) with ``overrides``. ``cache_only=True`` computes nothing: rows missing from the cache get NaN (used by
+    the book for scorers too slow to recompute in a build)."""
     from tfc import data, scorers
 
-    scorer = scorers.get(scorer_or_name, preset="as-published", **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    scorer = scorers.get(scorer_or_name, preset=preset, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
     if overrides and not isinstance(scorer_or_name, str):
         raise TypeError("overrides are only allowed with a scorer name")
     if not scorer.needs_text:   # imported scores: by id only
@@ -61,8 +64,9 @@ def _ensemble_dataset(ensemble, dataset, split=None, sample=None, seed=0, use_ca
     return base
 
 
-def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) -> pd.DataFrame:
-    """Long-form AUC table; ``n`` examples, ``n_scored`` of them with a score (NaN ones are left out)."""
+def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, preset="default", **kw) -> pd.DataFrame:
+    """Long-form AUC table; ``n`` examples, ``n_scored`` of them with a score (NaN ones are left out). Scorer
+    names are read in ``preset``."""
     from tfc import scorers
 
     rows = []
@@ -70,7 +74,7 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) 
         label = None
         if isinstance(s, tuple):   # (label, scorer or name)
             label, s = s
-        scorer = scorers.get(s, preset="as-published") if isinstance(s, str) else s
+        scorer = scorers.get(s, preset=preset) if isinstance(s, str) else s
         label = label or (s if isinstance(s, str) else scorer.name)
         for ds in datasets:
             res = score_dataset(scorer, ds, sample=sample, seed=seed, use_cache=use_cache, **kw)
@@ -82,15 +86,16 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, **kw) 
     return pd.DataFrame(rows)
 
 
-def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
+def chunking_summary(scorer_or_signature, datasets, split=None, preset="default") -> pd.DataFrame:
     """From the cache's ``aux_*`` columns: per dataset, rows scored, rows whose grounding was chunked,
-    the most chunks, and rows whose generated text had to be truncated (never silent)."""
+    the most chunks, and rows whose generated text had to be truncated (never silent). A scorer name is read
+    in ``preset``."""
     from tfc import scorers
     from tfc.cache import load_scores
 
     sig = scorer_or_signature if not hasattr(scorer_or_signature, "signature") else scorer_or_signature.signature
     if isinstance(sig, str) and sig in scorers.names():
-        sig = scorers.get(sig, preset="as-published").signature
+        sig = scorers.get(sig, preset=preset).signature
     rows = []
     for ds in datasets:
         try:
@@ -106,7 +111,7 @@ def chunking_summary(scorer_or_signature, datasets, split=None) -> pd.DataFrame:
 
 
 def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str | None = None,
-                **overrides):
+                preset="default", **overrides):
     """All heads' cached scores of one dataset (``id, label, 3way, bin, reg``) from one cache entry.
 
     The chosen head is the ``score`` column, the others its ``aux_*`` columns; a head the checkpoint lacks
@@ -115,7 +120,7 @@ def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str 
     from tfc import data, scorers
     from tfc.scorers.alignscore import HEADS
 
-    s = scorers.get(scorer_or_name, preset="as-published", **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
+    s = scorers.get(scorer_or_name, preset=preset, **overrides) if isinstance(scorer_or_name, str) else scorer_or_name
     df = data.load(dataset, split=split)
     frames = [ScoreCache(s.signature, dataset, str(sp)).read(check=True) for sp in df["split"].unique()]
     cached = pd.concat(frames, ignore_index=True).drop_duplicates("id")

@@ -21,7 +21,7 @@ def head_ablation(checkpoint="tfc/alignscore-minilm", datasets=None, **overrides
     rows = []
     for ds in datasets or _true_sets():
         try:
-            hs = head_scores("alignscore", ds, checkpoint=checkpoint, **overrides)
+            hs = head_scores("alignscore", ds, preset="as-published", checkpoint=checkpoint, **overrides)
         except (FileNotFoundError, ValueError):
             continue
         for h in ("3way", "bin", "reg"):
@@ -99,7 +99,7 @@ def ablation_groups(checkpoint: str | None = None, kind: str = "head", datasets=
     groups, cov = {}, []
     for ds in list(datasets or _true_sets()):
         if kind == "head":
-            got = head_scores("alignscore", ds, checkpoint=checkpoint)
+            got = head_scores("alignscore", ds, preset="as-published", checkpoint=checkpoint)
             cols = [h for h in HEADS if h in got.columns]
         else:
             frames = [cached_scores(scorers.get("alignscore", preset="as-published", checkpoint=checkpoint, split=sp), ds).set_index("id")
