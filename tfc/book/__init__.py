@@ -1,7 +1,7 @@
 """The book side: everything that turns results into the Jupyter Book, and nothing the library needs.
 
 * :mod:`tfc.book.runner` executes the notebooks (papermill) and builds the HTML (Jupyter Book);
-* :mod:`tfc.book.glue` is the one registry of glue keys; :mod:`tfc.book.readable` renders every table;
+* :mod:`tfc.book.glue` glues values under the keys each chapter registers (tfc/book/glue_keys/<chapter>.csv); :mod:`tfc.book.readable` renders every table;
 * :mod:`tfc.book.reference` reads the papers' published tables and joins them to ours;
 * :mod:`tfc.book.ledger` records what each chapter reproduced; :mod:`tfc.book.provenance` writes the footer;
 * :mod:`tfc.book.teach` draws the small pipeline diagrams and writes the exercises;
