@@ -143,6 +143,27 @@ def test_ensemble_rows_do_not_depend_on_the_batch(tmp_path, monkeypatch):
         S.get("ensemble", members=("f1", "bleu4"), normalisation="ecdf", reference="tfc/ref").score(g[:2], h[:2])
 
 
+def test_a_refitted_reference_keeps_an_unchanged_members_scores_on_the_same_rows(tmp_path, monkeypatch):
+    """fit_reference(reuse=earlier): a member whose signature the earlier reference holds keeps its scores when
+    the rows are the same (their sha256), and is scored afresh on other rows."""
+    import pandas as pd
+
+    from tfc.models import release
+    from tfc.scorers import ensemble as E
+
+    monkeypatch.setattr(release, "release_root", lambda: tmp_path)
+    frames = {"dev": pd.DataFrame({"grounding": ["the cat sat on the mat", "a dog ran in the park"],
+                                   "generated": ["the cat sat", "a red dog"], "label": [1, 0]})}
+    first = E.fit_reference(["f1"], frames, "ref")
+    sig = S.get("f1").signature
+    planted = {**first, "members": {sig: {"name": "f1", "scores": [0.123, 0.456]}}}
+    kept = E.fit_reference(["f1"], frames, "ref", reuse=planted)
+    assert kept["members"][sig]["scores"] == [0.123, 0.456] and kept["rows_sha256"] == first["rows_sha256"]
+    other = {"dev": frames["dev"].assign(generated=["the cat", "a dog ran"])}
+    fresh = E.fit_reference(["f1"], other, "ref", reuse=planted)
+    assert fresh["members"][sig]["scores"] != [0.123, 0.456] and fresh["rows_sha256"] != first["rows_sha256"]
+
+
 def test_summac_conv_reads_the_matrices_its_convolution_was_fitted_on():
     from tfc.models import release
 

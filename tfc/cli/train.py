@@ -191,13 +191,18 @@ def readings_cmd(checkpoint, rows, record):
 @click.option("--members", default="q2,nli,summac-zs", show_default=True, help="comma-separated registry names")
 @click.option("--rows", type=int, default=150, show_default=True, help="rows per training-side dev set")
 @click.option("--name", default="ensemble-reference", show_default=True, help="release folder under results/release")
-def ensemble_reference_cmd(members, rows, name):
+@click.option("--reuse/--no-reuse", default=True, show_default=True,
+              help="keep the shipped reference's scores of a member whose signature and rows are unchanged")
+def ensemble_reference_cmd(members, rows, name, reuse):
     """Fit the ensemble's fixed normalisation: each member's (default configuration) scores on a sample of the
     training-side dev sets of tfc.runs.readings, shipped as results/release/<name>."""
+    from tfc.models import release
     from tfc.runs import readings as R
-    from tfc.scorers.ensemble import fit_reference
+    from tfc.scorers.ensemble import REFERENCE_FILE, fit_reference
 
-    out = fit_reference([m.strip() for m in members.split(",") if m.strip()], R.dev_frames(rows), name)
+    shipped = release.release_dir(name) / REFERENCE_FILE
+    before = json.loads(shipped.read_text()) if reuse and shipped.is_file() else None
+    out = fit_reference([m.strip() for m in members.split(",") if m.strip()], R.dev_frames(rows), name, reuse=before)
     click.echo(json.dumps({"rows": out["rows"], "members": {k: v["name"] for k, v in out["members"].items()}}))
 
 

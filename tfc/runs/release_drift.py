@@ -34,7 +34,8 @@ def measure(source: str, release: str, scorer: str, overrides: dict | None = Non
     from tfc import data
     from tfc import scorers as S
 
-    sides = {k: S.get(scorer, **{**(overrides or {}), "checkpoint": ck, "calibration": None})
+    uncal = {"calibration": None} if "calibration" in S.get(scorer).config.signature_fields() else {}
+    sides = {k: S.get(scorer, **{**(overrides or {}), "checkpoint": ck, **uncal})
              for k, ck in (("source", source), ("release", release))}
     per_set = []
     for ds in datasets:

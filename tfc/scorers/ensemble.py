@@ -73,17 +73,23 @@ def load_reference(name: str) -> dict:
     return json.loads((folder / REFERENCE_FILE).read_text())
 
 
-def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: int | None = None) -> dict:
+def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: int | None = None,
+                  reuse: dict | None = None) -> dict:
     """Score ``frames`` (dev set -> frame of grounding, generated, label) with each member (default config) and
-    ship the sorted scores as release ``name`` (``reference.json`` and a sha256 manifest)."""
+    ship the sorted scores as release ``name`` (``reference.json`` and a sha256 manifest). A member whose
+    signature ``reuse`` (an earlier reference) holds, fitted on the same rows, keeps those scores unscored."""
     from tfc import scorers
     from tfc.models import release
 
     rows = pd.concat([f.assign(dev_set=k) for k, f in frames.items()], ignore_index=True)
-    out = {"members": {}, "rows": int(len(rows)),
+    out = {"members": {}, "rows": int(len(rows)), "rows_sha256": _rows_digest(rows),
            "dev_sets": {k: int(len(f)) for k, f in frames.items()}}
     for m in members:
         sc = scorers.get(m)
+        old = (reuse or {}).get("members", {}).get(sc.signature)
+        if old is not None and (reuse or {}).get("rows_sha256") == out["rows_sha256"]:
+            out["members"][sc.signature] = old
+            continue
         s = sc.score(rows["grounding"].tolist(), rows["generated"].tolist(), batch_size=batch_size, progress=False)
         out["members"][sc.signature] = {"name": m, "scores": sorted(round(float(v), 6) for v in s)}
     import tempfile
@@ -93,6 +99,15 @@ def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: i
         release.pack_files(tmp, name.removeprefix("tfc/"), out_root=out_root,
                            note="the ensemble's fixed normalisation: each member's scores on training-side dev pairs")
     return out
+
+
+def _rows_digest(rows: pd.DataFrame) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for g, t in zip(rows["grounding"], rows["generated"]):
+        h.update(f"{g}\x00{t}\x01".encode())
+    return h.hexdigest()
 
 
 def normalise(x: np.ndarray, how: str, output_range=(0.0, 1.0)) -> np.ndarray:
