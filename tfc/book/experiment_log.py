@@ -367,7 +367,4 @@ def render(records_dir: Path | None = None, release_root: Path | None = None) ->
 
 def write(path: Path | None = None, records_dir: Path | None = None, release_root: Path | None = None) -> Path:
     """Render the page into ``path`` (default ``book/experiment_log.md``); returns the path."""
-    path = Path(path or PAGE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(records_dir, release_root))
-    return path
+    return recipes.write_page(render(records_dir, release_root), path or PAGE)

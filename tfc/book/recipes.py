@@ -514,9 +514,14 @@ def render(records_dir: Path | None = None, release_root: Path | None = None) ->
     return "\n".join(lines).rstrip() + "\n"
 
 
+def write_page(text: str, path: Path) -> Path:
+    """Write a generated page (its folder made if needed); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 def write(path: Path | None = None, records_dir: Path | None = None, release_root: Path | None = None) -> Path:
     """Render the page into ``path`` (default ``book/retraining.md``); returns the path."""
-    path = Path(path or PAGE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(records_dir, release_root))
-    return path
+    return write_page(render(records_dir, release_root), path or PAGE)
