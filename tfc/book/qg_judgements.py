@@ -1,4 +1,4 @@
-"""Hand judgements of rule-generated questions (issue 17, item 2), read by both QG-QA chapters: QAGS
+"""Hand judgements of rule-generated questions, read by both QG-QA chapters: QAGS
 (``notebooks/03_qags.md``) and Q² (``notebooks/04_q2.md``). :func:`sample_qg_questions` draws the questions
 judged by hand, :func:`qg_judgements_path` finds the committed judgements and :func:`summarise_qg_judgements`
 sums them up."""

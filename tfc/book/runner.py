@@ -1,7 +1,7 @@
 """Execute the book's notebooks with papermill and build the HTML with Jupyter Book.
 
-The chapters are committed as MyST markdown notebooks, ``notebooks/NN_name.md`` (jupytext), so a review
-reads text. ``tfc book run --mode smoke|default|full`` (:mod:`tfc.cli.book`) converts each one to
+The chapters are committed as MyST markdown notebooks, ``notebooks/NN_name.md`` (jupytext), so a diff
+reads as text. ``tfc book run --mode smoke|default|full`` (:mod:`tfc.cli.book`) converts each one to
 ``book/generated/_source/NN_name.ipynb`` (:func:`to_ipynb`, the ``parameters`` tag kept) and executes
 that with papermill into ``book/generated/NN_name.ipynb``, the page Jupyter Book renders;
 ``tfc book build`` runs ``jupyter-book build`` with execution off and warnings as errors. The three

@@ -1,4 +1,4 @@
-"""``tfc gpu``: the long runs on a borrowed GPU machine (:mod:`tfc.runs.gpu`): ``pack`` here, ``job`` there,
+"""``tfc gpu``: the long runs on a separate GPU machine (:mod:`tfc.runs.gpu`): ``pack`` here, ``job`` there,
 ``unpack`` here."""
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ def pack(out, variants, datasets):
     tree = G.tree_bytes() or 0
     click.echo(f"with the tracked tree ({tree / 2**20:.1f} MiB): {(size + tree) / 2**20:.1f} MiB to move")
     if size + tree > G.TRAVEL_LIMIT:
-        click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB a device call moves; the job needs neither "
-                   "results/scores nor the release weights: leave them out of that call (book/retraining.md, "
-                   "'On a GPU machine')", err=True)
+        click.echo(f"warning: over the {G.TRAVEL_LIMIT / 2**20:.0f} MiB one transfer to the GPU machine carries; the job "
+                   "needs neither results/scores nor the release weights: leave them out of that transfer "
+                   "(book/retraining.md, 'On a GPU machine')", err=True)
 
 
 @gpu.command("job")
@@ -59,7 +59,7 @@ def job(bundle, work, variants, device, datasets, batch_size, smoke, log_file, a
 @click.option("--log-file", type=click.Path(dir_okay=False), default=None, help="the job's log, exported with it")
 @click.option("--weights/--no-weights", default=None, help="bring the weights back (default: where they fit)")
 def export(name, work, log_file, weights):
-    """Export what a job has of variant NAME so far (a lease about to end): card, record, caches, log."""
+    """Export what a job has of variant NAME so far (a job about to be cut short): card, record, caches, log."""
     import os
     from unittest import mock
 

@@ -31,7 +31,7 @@ def _common(f):
         click.option("--mix-file", type=click.Path(dir_okay=False, exists=True), default=None,
                      help="train on a mix saved by `tfc train mix` instead of building it"),
         click.option("--save-dtype", type=click.Choice(["fp32", "fp16"]), default=None,
-                     help="weights dtype on disk (fp16 for the 64 MiB trip back from a lent GPU)"),
+                     help="weights dtype on disk (fp16 for the 64 MiB trip back from a GPU machine)"),
         click.option("--init", default=None,
                      help="continue from a trained tfc checkpoint (directory or tfc/<name>) instead of the base encoder"),
         click.option("--mix-version", type=int, default=None, help="sentence mix version (sentence model only)"),

@@ -5,9 +5,9 @@
     path  sha256  bytes  repo  commit  upstream_path  licence
 
 ``path`` is relative to the mirror (:func:`tfc.config.data_dir`). ``repo``/``commit``/``upstream_path``
-name the git blob the file was copied from; derived files (built by the staging session from other
-mirror files) carry ``repo = derived`` and the inputs in ``upstream_path``. Every builder reads its raw
-files through :func:`raw_path`, which refuses a file whose sha256 differs from the manifest
+name the git blob the file was copied from; derived files (built from other mirror files when the mirror was
+staged) carry ``repo = derived`` and the inputs in ``upstream_path``. Every builder reads its raw files
+through :func:`raw_path`, which refuses a file whose sha256 differs from the manifest
 (:class:`ChecksumError`), so a changed mirror can never feed a table silently.
 """
 from __future__ import annotations

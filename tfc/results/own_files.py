@@ -187,7 +187,7 @@ def _read_hub(name: str, split: str | None) -> pd.DataFrame:
     if not name or name.count("/") > 1:
         raise OwnFileError(f"hf:{name} is not a Hub dataset id (expected hf:<owner>/<name>)")
     if _offline():
-        raise OwnFileError(f"cannot fetch Hub dataset {name!r}: this session is offline (HF_DATASETS_OFFLINE or "
+        raise OwnFileError(f"cannot fetch Hub dataset {name!r}: offline mode is on (HF_DATASETS_OFFLINE or "
                            "HF_HUB_OFFLINE is set); save it with save_to_disk where you are online and pass "
                            "the directory")
     import datasets

@@ -34,7 +34,7 @@ def drift_table(fp32, fast, datasets=None) -> pd.DataFrame:
     return df
 
 
-DRIFT_LIMIT = 0.2   # AUC points: the most a fast preset may move any TRUE set against fp32 (issues 18 and 21)
+DRIFT_LIMIT = 0.2   # AUC points: the most a fast preset may move any TRUE set against fp32
 
 
 def drift_verdict(drift: pd.DataFrame, by: str = "preset", limit: float = DRIFT_LIMIT, n_sets: int | None = None) -> str:

@@ -1,6 +1,6 @@
-"""Long runs on a borrowed GPU machine: one bundle out, one job there, one set of files back.
+"""Long runs on a separate GPU machine: one bundle out, one job there, one set of files back.
 
-The in-house models issue asks for the long runs to go to a GPU when one is lent. Such a machine has torch
+The long runs of the in-house models go to a GPU machine when one is available. Such a machine has torch
 and transformers but no network and no data mirror, and what travels is limited (about 64 MiB each way,
 files back at most 16 MiB each). So the work is split in three steps, each one command:
 
@@ -43,7 +43,7 @@ from tfc.models.release import sha256_file
 BUNDLE_FORMAT = "tfc-gpu-bundle-v1"
 EXPORT_FORMAT = "tfc-gpu-export-v1"
 MANIFEST = "MANIFEST.json"
-TRAVEL_LIMIT = 64 * 2 ** 20        # what the device tool moves per call (tree + carried folders)
+TRAVEL_LIMIT = 64 * 2 ** 20        # what one transfer to the GPU machine carries (tree + carried folders)
 PART_BYTES = 15 * 2 ** 20          # files back are at most 16 MiB each
 BASE_DIR, DATA_TAR, MIX_DIR, DEV_DIR = "base", "data.tar.xz", "mixes", "dev"
 BASE_WEIGHTS = "weights.int8.safetensors"
@@ -196,7 +196,8 @@ def bundle_bytes(folder) -> int:
 
 
 def tree_bytes() -> int | None:
-    """Bytes of the tracked files of this clone (what a device call moves besides the bundle); None outside git."""
+    """Bytes of the tracked files of this clone (what a transfer to the GPU machine carries besides the bundle);
+    None outside git."""
     try:
         out = subprocess.run(["git", "ls-files", "-z"], cwd=config.REPO_ROOT, capture_output=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
@@ -315,7 +316,7 @@ def finish_variant(name: str, bundle, batch_size: int = 256, datasets=None, log=
     known = inhouse.plans()
     preset, chosen, summac = plan_names(name)
     # the reading the sweep chose first (the book's headline row), then the preset, then the SummaC sets; the
-    # record is rewritten after each, so whatever a cut-short lease brings back (`export`) is complete per plan
+    # record is rewritten after each, so whatever a job cut short brings back (`export`) is complete per plan
     for plan in (chosen, preset, summac):
         if plan in known:
             scoring_runs.run_plan(plan, batch_size=batch_size, log=log, datasets=datasets)
@@ -323,7 +324,7 @@ def finish_variant(name: str, bundle, batch_size: int = 256, datasets=None, log=
     return res
 
 
-WEIGHT_PARTS_MAX = 4     # 4 parts (60 MiB) of the 8 files and 64 MiB a device call brings back
+WEIGHT_PARTS_MAX = 4     # 4 parts (60 MiB) of the 8 files and 64 MiB one transfer back carries
 
 
 def export_variant(name: str, work, log_file=None, weights: bool | None = None) -> Path:

@@ -27,7 +27,7 @@ QA_SNAPSHOT = "tfc/qa-minilm-s400"
 # default: swapping the default means rescoring every committed QAGS and Q² set
 QA_GPU = "tfc/qa-minilm-v3"
 # Q²'s NLI step (and TRUE's NLI fallback) reads with the strongest in-house NLI model, sent-minilm-v8 (its 3-way
-# head: entailment / neutral / contradiction); earlier scores used the weaker tfc/nli-minilm
+# head: entailment / neutral / contradiction) rather than the weaker tfc/nli-minilm
 NLI_CHECKPOINT = "tfc/sent-minilm-v8"
 Q2_DEFAULT = {"checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
 QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
@@ -323,7 +323,7 @@ def _read_record(path) -> dict | None:
 
 # The dev-chosen configuration (:func:`dev_chosen`): three sweeps on the same dev data, each run over the previous
 # one's choice (:data:`SWEEPS`). They start from the dialogue variant read with QA_GPU's recipe trained again on
-# a GPU (QA_GPU's own weights were lost; a retrain has its own identity). The first sweep is over Q²'s options:
+# a GPU (QA_GPU's own weights are lost; a retrain has its own identity). The first sweep is over Q²'s options:
 # the paper's own (appendix: +filter personal, Q²*) and TRUE's re-implementation's validation, plus the
 # answer-candidate kinds; fixed before the sweep, the current configuration first. Each is read in the form the
 # NLI-step sweep chose (the F1 form, or Q² + NLI), and the rule is the NLI sweep's: the best mean dev AUC replaces

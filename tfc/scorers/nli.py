@@ -18,7 +18,7 @@
 * If a generated text (or sentence) alone leaves fewer than ``min_chunk_tokens`` tokens for the
   grounding, the hypothesis is truncated to make room and the row is flagged
   ``aux_hyp_truncated`` in the cache. In sentence mode ``aux_n_generated_units`` counts the generated sentences.
-* **Head** (how a checkpoint's output becomes P(consistent); added for the papers' own checkpoints,
+* **Head** (how a checkpoint's output becomes P(consistent); it lets the papers' own checkpoints load,
   see ``book/checkpoints.md``):
 
   - ``"softmax"``: a sequence classifier; softmax over its labels, the entailment index read from

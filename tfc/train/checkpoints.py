@@ -8,7 +8,7 @@ from pathlib import Path
 def convert_checkpoint_dtype(ckpt_dir, dtype: str = "fp16") -> list[str]:
     """Rewrite a checkpoint's safetensors files (model and side heads) in ``fp16`` or ``fp32``, in place.
 
-    For the trip back from a lent GPU (64 MiB per call): MiniLM-L6 is 90 MB in fp32 and 45 MB in fp16.
+    For the trip back from a GPU machine (64 MiB per transfer): MiniLM-L6 is 90 MB in fp32 and 45 MB in fp16.
     Loaders (:func:`tfc.models.multihead.load_multihead`, ``tfc.models.load_sequence_classifier``) cast to float32 on load.
     Returns the rewritten file names.
     """

@@ -12,9 +12,9 @@ bag of words (up to case and a comma), so a model that ignores order cannot sepa
   ``move_pp`` (a sentence-final prepositional phrase of the main verb moves to the front, or a fronted one
   to the end).
 
-Two optional families (``contrast_pairs(..., copies=True, compress=True)``; mix v2), added after the first
-model (v1 mix) was found to call an *identical* sentence pair a contradiction (P(contradict) 0.7-0.88 on
-training-side sentences): the v1 contrast data had 10k near-identical pairs labelled contradiction against
+Two optional families (``contrast_pairs(..., copies=True, compress=True)``; mix v2) exist because a model
+trained without them (v1 mix) calls an *identical* sentence pair a contradiction (P(contradict) 0.7-0.88 on
+training-side sentences): the v1 contrast data holds 10k near-identical pairs labelled contradiction against
 4.7k labelled entailment, and no pair whose two sides are the same sentence. Extractive summaries are
 full of such copies, so the model must see them:
 

@@ -183,7 +183,7 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
 def save_mix(frame: pd.DataFrame, report: dict, path) -> "Path":
     """Write a built mix as parquet (``text_a, text_b, task, label, source``) + ``<path>.json`` (the report).
 
-    For training elsewhere (e.g. on a lent GPU that cannot see the data mirror). The file holds the
+    For training elsewhere (e.g. on a GPU machine that cannot see the data mirror). The file holds the
     mirror's text: keep it under the git-ignored artifacts directory, never in git.
     """
     import json
@@ -212,7 +212,7 @@ def load_mix(path) -> tuple[pd.DataFrame, dict]:
 
 
 # --------------------------------------------------------------------------------------------------
-# the sentence-level alignment mix (the in-house models issue): human-labelled sentence pairs, word-order
+# the sentence-level alignment mix of the in-house models: human-labelled sentence pairs, word-order
 # contrast, leave-one-sentence-out passages and teacher distillation, every part leakage-filtered
 
 SENTENCE_3WAY = ("vitaminc_test:real", "snli_devtest", "cad_snli", "breaking_nli", "anli_dev", "anli_test", "taxinli",
@@ -287,7 +287,7 @@ def filter_generated(syn: pd.DataFrame, eval_sets: list[str] | None = None) -> t
 # ``copy`` and ``drop_pp`` positives (tfc.train.contrast): the v1 model called identical sentences a
 # contradiction, which inverted its scores on extractive summaries.
 # v3 is an ablation of the data's structure: the human-labelled 3-way sentence pairs alone, the six sources of
-# the throwaway run the issue reports (VitaminC real, SNLI, TaxiNLI, MNLI-hard, SICK, ANLI), with no generated
+# the human-labelled 3-way core (VitaminC real, SNLI, TaxiNLI, MNLI-hard, SICK, ANLI), with no generated
 # pairs, no binary / regression rows and no teacher rows.
 HUMAN_SIX = ("vitaminc_test:real", "snli_devtest", "taxinli", "mnli_hard", "sick2014", "anli_dev", "anli_test")
 SENTENCE_MIX_VERSIONS = {
@@ -316,7 +316,7 @@ def _version_spec(version: int) -> dict:
 def build_sentence_mix(seed: int = 0, contrast_sentences: int = 16000, teacher_cap: int | None = 12000,
                        sample: int | None = None, eval_sets: list[str] | None = None, progress: bool = False,
                        version: int = 1):
-    """The alignment mix of the in-house models issue; returns ``(frame, report)``.
+    """The alignment mix of the in-house sentence models; returns ``(frame, report)``.
 
     Parts: human-labelled sentence pairs (3-way: :data:`SENTENCE_3WAY`; binary: MSRP, RTE; regression: SICK
     relatedness), word-order contrast and leave-one-sentence-out passages (:mod:`tfc.train.contrast`, from

@@ -283,7 +283,7 @@ RUNS: dict[str, dict] = {     # in priority order (the order `tfc train wecheck 
     "wecheck-minilm-average": {"label_model": "average"},                     # Table 5
     "wecheck-minilm-majority": {"label_model": "majority"},                   # Table 5
     "wecheck-minilm-em": {"label_model": "em"},                               # Table 5
-    # the same recipe on the strongest in-house warm-up (the sentence-level v8, trained on a GPU); the issue asks
+    # the same recipe on the strongest in-house warm-up (the sentence-level v8, trained on a GPU); it asks
     # whether WeCheck beats its own warm-up on every TRUE row, read the way v8's dev-data sweep chose
     "wecheck-minilm-v8": {"base": "tfc/sent-minilm-v8"},
     # the shipped WeCheck: the shipped sentence model as warm-up, its word embeddings frozen so that the release

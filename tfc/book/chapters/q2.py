@@ -133,7 +133,7 @@ def q2_wins(tr: pd.DataFrame) -> list[str]:
 def q2_wins_text(tr: pd.DataFrame) -> str:
     """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (or the F1 form, for a frame
     made with ``form="f1"``; 0-filled) beats token F1 with
-    the bootstrap interval above 0, out of how many scored, against the issue's target of 2 of 3; the sets not
+    the bootstrap interval above 0, out of how many scored, against the target of 2 of 3; the sets not
     (fully) scored are named."""
     dial = tr[tr["dataset"].isin(DIALOGUE)] if len(tr) else tr
     wins = q2_wins(tr)
@@ -142,7 +142,7 @@ def q2_wins_text(tr: pd.DataFrame) -> str:
     name = "Q²'s F1 form" if len(tr) and "form" in tr and (tr["form"] == "f1").all() else "Q² + NLI"
     text = (f"{name} beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
             + (f" ({', '.join(wins)})" if wins else "") + (f"; AUC differences {diffs}" if diffs else "")
-            + f". The issue's target is 2 of {len(DIALOGUE)}: " + ("met" if len(wins) >= 2 else "missed") + ".")
+            + f". The target is 2 of {len(DIALOGUE)}: " + ("met" if len(wins) >= 2 else "missed") + ".")
     if not_scored:
         text += f" Not scored in full: {', '.join(not_scored)}."
     return text

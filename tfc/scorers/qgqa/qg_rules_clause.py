@@ -20,7 +20,7 @@ from tfc.scorers.qgqa.qg_rules_sentence import _DO, _drop_end_punct, _join, wh_w
 # -- the clause rules (``qg_rules="v2"``, :func:`clause_questions`) -----------------------------------------
 # The sentence rules (``"v1"``, :func:`~tfc.scorers.qgqa.qg_rules_sentence.sentence_questions`) are kept unchanged:
 # committed QAGS/Q² caches were computed with them and their signatures name them. The clause rules ("v2" below)
-# fix the flaws found by reading a sample of the sentence rules' questions (issue 17):
+# fix the flaws found by reading a sample of the sentence rules' questions:
 #
 # * a number that is part of a name or does not count a following noun ("Ted 2", "playstation 4") got
 #   "How many"; a number counting a noun further right ("36 UNICEF National Committees") left the noun's
