@@ -1,4 +1,4 @@
-"""The papers' released checkpoints, in their released layouts, on tiny random models (issue #19).
+"""The papers' released checkpoints, in their released layouts, on tiny random models.
 
 Each test writes a tiny model of the same architecture family and file layout as a released checkpoint
 (AlignScore's Lightning ``.ckpt``, TRUE's T5 text-to-text NLI, WeCheck's single-logit DeBERTa-v2,

@@ -1,4 +1,4 @@
-"""Faults (issue 11, item 5): a killed scoring run resumes from its cache parts; damaged cache files,
+"""Faults: a killed scoring run resumes from its cache parts; damaged cache files,
 changed or missing data files, wrong label orders, missing checkpoints and an absent GPU each give a
 clear error naming the culprit; scores are the same across runs and batch sizes.
 

@@ -164,7 +164,7 @@ def test_tests_import_this_clone():
 
 
 def test_venv_has_the_console_script_and_it_imports_this_clone():
-    """The cold-install check (issue 15): the venv that runs the tests has the `tfc` console script, and
+    """The cold-install check: the venv that runs the tests has the `tfc` console script, and
     the venv's own install (PYTHONPATH cleared, run from outside the clone) imports this clone."""
     import os
     import shutil

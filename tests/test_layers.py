@@ -1,4 +1,4 @@
-"""The layers of issue #16: import-linter's contracts (pyproject.toml) pass, no import cycle is left, and the
+"""The package layers: import-linter's contracts (pyproject.toml) pass, no import cycle is left, and the
 top of the package holds only its face (``__init__``, ``config``) and subpackages."""
 import os
 import subprocess
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # new cycle appears or one of these grows; remove an entry when its cycle is gone.
 KNOWN_CYCLES = {
     # the data package's facade (load, info, summary, training_mix, as_hf) calls its submodules, and
-    # cards / hf / leakage / registry call the facade's load(); splitting the facade is issue #16's follow-up
+    # cards / hf / leakage / registry call the facade's load(); splitting the facade removes this cycle
     frozenset({"tfc.data", "tfc.data.cards", "tfc.data.hf", "tfc.data.leakage", "tfc.data.registry"}),
 }
 

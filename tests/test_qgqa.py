@@ -463,7 +463,7 @@ def test_qa_trains_on_the_one_engine(tiny, tmp_path):
     assert s["mix"]["train_rows"] + s["train_rows_answer_truncated"] == len(train)
 
 
-# ---------------------------------------------------------------------------------------------- the protocol (issue 17)
+# ---------------------------------------------------------------------------------------------- checkpoint, no_questions
 def test_checkpoint_is_the_qa_model():
     for cls in (Q2Scorer, QAGSScorer):
         a, b = cls(checkpoint="some/qa"), cls(checkpoint="some/qa")

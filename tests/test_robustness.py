@@ -1,4 +1,4 @@
-"""Robustness of every registered scorer against bad and odd inputs (issue 11, item 4).
+"""Robustness of every registered scorer against bad and odd inputs.
 
 Parametrised over the registry (``tfc.scorers.names()`` plus the reserved names), so a scorer that is
 registered later is covered without editing this file. Model scorers run on tiny random-weight
@@ -120,7 +120,7 @@ def build(name, tiny, conv, workdir):
     if name in _BUILT:
         return _BUILT[name]
     if name not in S.names():
-        res = (None, f"{name!r} is reserved for a later issue and not registered yet")
+        res = (None, f"{name!r} is a reserved name and not registered yet")
         _BUILT[name] = res
         return res
     recipes = _recipes(tiny, conv, workdir)
@@ -152,8 +152,8 @@ def build(name, tiny, conv, workdir):
 
 
 # Known gaps found by this suite, skipped with the reason shown (pytest -rs) until the owning module
-# is fixed. QAGS and Q² were here (NaN for text without answer candidates, no `checkpoint` field) until
-# issue 17 gave them the `no_questions` policy and `checkpoint`; none is left.
+# is fixed. None is open: QAGS and Q² handle text without answer candidates through their `no_questions`
+# policy and take a `checkpoint` field.
 KNOWN_GAPS: dict[str, str] = {}
 
 
@@ -163,7 +163,7 @@ def scorer(request, tiny, conv, workdir):
     if s is None:
         pytest.skip(why)
     if request.param in KNOWN_GAPS:   # (their real checkpoints are also too slow for this suite's budget)
-        pytest.skip(f"known gap, reported in issue 11: {KNOWN_GAPS[request.param]}")
+        pytest.skip(f"known gap: {KNOWN_GAPS[request.param]}")
     return s
 
 
@@ -342,7 +342,7 @@ def test_long_inputs_do_not_change_other_rows(scorer):
 # words the tiny WordPiece vocabulary spells letter by letter: ~8 tokens per word, so 350 words are
 # far more than 512 tokens (real text with many rare names or numbers does the same to real models)
 DENSE_G = " ".join(["Xylophones quantified marvellously."] * 300)
-# known gaps, reported in issue 11 (each stays visible as an xfail until its module is fixed)
+# known gaps (each stays visible as an xfail until its module is fixed)
 TRUNCATES_SILENTLY: dict[str, str] = {}   # none left: alignscore counts its cut pairs (aux_n_truncated_pairs)
 
 
@@ -521,8 +521,8 @@ def _bench_book():
 
 
 def test_staged_reproduce_timing_adds_up_only_when_every_stage_is_measured(tmp_path):
-    """make reproduce measured in pieces (a lent GPU runs 10 minutes a command): stages merge into one record,
-    a re-measured stage replaces the old one, and the total is complete only with every stage and notebook."""
+    """make reproduce measured in pieces (each stage fits under a per-command time limit): stages merge into one
+    record, a re-measured stage replaces the old one, and the total is complete only with every stage and notebook."""
     bb = _bench_book()
     path = tmp_path / "bench_reproduce_cuda.json"
     rec = bb.merge_stage(path, "train", 120.04, "H100", all_notebooks=["01_data", "04_q2"])
