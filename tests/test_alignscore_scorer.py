@@ -53,7 +53,7 @@ def test_registry_and_defaults():
     assert isinstance(s, AlignScoreScorer)
     c = s.config
     assert (c.checkpoint, c.head, c.split, c.chunk_words, c.max_length) == (
-        "tfc/sent-minilm-v2", "3way", "chunk", 350, 512)
+        "tfc/sent-minilm-v2", "3way", "groups", 350, 512)
     assert s.output_range == (0.0, 1.0)
     d = S.get("alignscore").config                       # the default: the shipped model, the chosen reading
     assert d == c.replace(**S.DEFAULTS["alignscore"]) and d.checkpoint == S.SHIPPED_NLI
@@ -61,14 +61,14 @@ def test_registry_and_defaults():
 
 def test_signature_changes_with_head_split_checkpoint(tiny3, tiny_nli):
     base = get(tiny3)
-    assert base.signature.startswith("alignscore.") and "-3way-chunk." in base.signature
+    assert base.signature.startswith("alignscore.") and "-3way-groups." in base.signature
     assert base.signature == get(tiny3, batch_size=3, device="cpu").signature
-    others = {get(tiny3, head="bin").signature, get(tiny3, head="reg").signature,
+    others = {get(tiny3, head="bin").signature, get(tiny3, head="reg").signature, get(tiny3, split="chunk").signature,
               get(tiny3, split="document").signature, get(tiny3, split="smart-n").signature,
               get(tiny3, split="smart-l").signature, get(tiny3, chunk_words=100).signature,
               get(tiny_nli).signature, get(tiny3, dtype="bfloat16").signature,
               get(tiny3, clean_claims=True).signature}
-    assert base.signature not in others and len(others) == 9
+    assert base.signature not in others and len(others) == 10
 
 
 @pytest.mark.parametrize("kw, err", [
@@ -100,7 +100,7 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
 
 
 # --- scores ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("split", ["chunk", "document", "smart-n", "smart-l"])
+@pytest.mark.parametrize("split", ["groups", "chunk", "document", "smart-n", "smart-l"])
 def test_wraps_the_training_inference_code(tiny3, split):
     """Scores and aux columns equal :meth:`AlignScoreModel.score` of each head (one pass for all heads)."""
     from tfc.scorers.alignscore_model import load_alignscore_model
@@ -123,6 +123,11 @@ def test_wraps_the_training_inference_code(tiny3, split):
 def test_pair_counts_hand_computed(tiny3):
     # CTX[0]: sentences of 6, 6 and 4 words; budget 8 words -> 3 chunks; CLAIM[0] has 2 sentences -> 6 pairs
     # CTX[1]: 4 + 5 words -> 2 chunks x 1 claim sentence; CTX[2]: 1 chunk x 3 claim sentences
+    s = get(tiny3, split="chunk", chunk_words=8)
+    s.score(CTX, CLAIM, progress=False)
+    assert s.last_aux()["aux_n_pairs"].tolist() == [6, 2, 3]
+    # as published: CTX[0] has 16 words -> 16 // 8 + 1 = 3 groups of 3 // 3 = 1 sentence; CTX[1]: 9 words -> 2
+    # groups of 1 sentence; CTX[2]: 7 words -> 1 group
     s = get(tiny3, chunk_words=8)
     s.score(CTX, CLAIM, progress=False)
     assert s.last_aux()["aux_n_pairs"].tolist() == [6, 2, 3]
@@ -177,7 +182,7 @@ def test_cache_round_trip_with_aux_heads(tiny3, tmp_cache, monkeypatch):
     cached = load_scores(s.signature, "toy")
     assert {"aux_bin", "aux_reg", "aux_n_pairs"} <= set(cached.columns)
     side = json.loads((tmp_cache / s.signature / "toy" / "dev.json").read_text())
-    assert side["config"]["head"] == "3way" and side["config"]["split"] == "chunk" and side["row_count"] == 3
+    assert side["config"]["head"] == "3way" and side["config"]["split"] == "groups" and side["row_count"] == 3
 
     # the head ablation reads every head from this one cache entry
     frame = pd.DataFrame({"id": ids, "dataset": "toy", "split": "dev", "grounding": CTX, "generated": CLAIM,
@@ -300,3 +305,40 @@ def test_pairs_cut_to_max_length_are_counted_per_row(tiny3):
     aux = s.last_aux()
     assert aux["aux_n_truncated_pairs"].tolist()[1] == 0
     assert 0 < aux["aux_n_truncated_pairs"][0] <= aux["aux_n_pairs"][0]
+
+
+# --- the published grouping and truncation (AlignScore's inference_per_example) -----------------------
+def test_equal_groups_by_hand():
+    from tfc.scorers.alignscore_model import equal_groups
+
+    sents = ["a b c.", "d e.", "f g h i.", "j.", "k l."]          # 12 words
+    # 12 // 5 + 1 = 3 groups wanted -> 5 // 3 = 1 sentence each: five groups (the reference's arithmetic)
+    assert equal_groups(sents, " ".join(sents), 5) == sents
+    # 12 // 10 + 1 = 2 -> 5 // 2 = 2 sentences per group, the remainder alone
+    assert equal_groups(sents, " ".join(sents), 10) == ["a b c. d e.", "f g h i. j.", "k l."]
+    # under the budget: one group of everything
+    assert equal_groups(sents, " ".join(sents), 350) == [" ".join(sents)]
+    # groups are not bounded in words: one long sentence and two short ones, 2 groups of 1 (+ remainder)
+    long = ["w " * 30 + "end.", "x.", "y."]
+    assert [len(g.split()) for g in equal_groups(long, " ".join(long), 20)] == [31, 1, 1]
+    with pytest.raises(ValueError):
+        equal_groups(sents, "x", 0)
+
+
+def test_truncation_rule_cuts_the_context_only(tiny3):
+    from tfc.scorers.alignscore_model import load_alignscore_model, truncation_rule
+
+    assert truncation_rule("groups") == "only_first" and truncation_rule("chunk") == "longest_first"
+    m = load_alignscore_model(tiny3, max_length=32)
+    ctx = " ".join(["Xylophones quantified marvellously."] * 10)
+    claim = "A cat sat."
+    first = m._truncated(ctx, claim, "only_first")["input_ids"]
+    longest = m._truncated(ctx, claim, "longest_first")["input_ids"]
+    whole_claim = m.tokenizer(claim)["input_ids"][1:]              # without [CLS]
+    assert len(first) == len(longest) == 32 and len(whole_claim) < 12
+    assert first[-len(whole_claim):] == whole_claim                   # the claim is kept whole
+    # a claim longer than the budget on its own: only_first cannot cut enough, the pair is cut from both sides
+    both = m._truncated("A cat.", " ".join([claim] * 20), "only_first")["input_ids"]
+    assert len(both) == 32
+    with pytest.raises(ValueError, match="truncation"):
+        m._truncated(ctx, claim, "only_second")

@@ -70,7 +70,7 @@ def test_records_append_replace_and_keep_measurements(toy_data):
     assert R.load_records("tfc/none").empty
 
 
-def test_plans_cover_the_issue():
+def test_plans_cover_true_sets_split_ablation_and_summac_sets():
     from tfc.data import TRUE_TEXT
 
     p = M.plans()
@@ -222,7 +222,7 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
             assert rec["pairs"] >= 3 or rec["reused_rows"] > 0
     heads = AB.head_ablation(tiny3, ["toya", "toyb"])
     assert set(heads["head"]) == {"3way", "bin", "reg"} and set(heads["dataset"]) == {"toya", "toyb", "mean"}
-    h = head_scores("alignscore", "toyb", preset="as-published", checkpoint=tiny3)
+    h = head_scores("alignscore", "toyb", preset="improved", checkpoint=tiny3)
     want = 100 * roc_auc(h["label"], h["bin"])
     got = heads[(heads["dataset"] == "toyb") & (heads["head"] == "bin")]["auc"].iloc[0]
     assert got == pytest.approx(want)
@@ -251,7 +251,7 @@ def test_head_and_split_ablation_from_the_cache(toy_data, tiny3):
 def test_ablation_contrasts_need_every_row(toy_data, tiny3):
     """A run that scored part of a set is shown in the coverage and gives no contrast (never a silent sample)."""
     for ds in ("toya", "toyb"):
-        R.score_run("alignscore", ds, {"checkpoint": tiny3})
+        R.score_run("alignscore", ds, {"checkpoint": tiny3, "split": "chunk"})   # the ablations' reading
     toy_data["toyb"] = pd.concat([toy_data["toyb"], frame("toyb", ["x y z"], ["x y"], [0]).assign(id="toyb/test/new")],
                                  ignore_index=True)                 # a row the cache does not hold
     groups, cov = AB.ablation_groups(tiny3, "head", ["toya", "toyb"])

@@ -181,8 +181,11 @@ def test_summac_zs_matrix_aggregation(tiny):
     m = mats[0]
     assert m.shape[:2] == (2, 2)            # 2 grounding sentences x 2 generated sentences
     e, c = z.engine.i_ent, z.engine.i_con
-    want = (m[:, :, e] - m[:, :, c]).max(axis=0).mean()
+    want = (m[:, :, e].max(axis=0) - m[:, :, c].max(axis=0)).mean()        # summac 0.0.4's reduction
     assert z.score([G[1]], [H[1]], progress=False)[0] == pytest.approx(want, abs=1e-6)
+    cell = S.get("summac-zs", preset="improved", checkpoint=tiny)           # tfc's: the best single cell
+    assert cell.score([G[1]], [H[1]], progress=False)[0] == pytest.approx((m[:, :, e] - m[:, :, c]).max(axis=0).mean(),
+                                                                          abs=1e-6)
     doc = S.get("summac-zs", preset="as-published", checkpoint=tiny, grounding_granularity="document", generated_granularity="document").load()
     assert doc.matrices([G[1]], [H[1]])[0].shape[:2] == (1, 1)
 

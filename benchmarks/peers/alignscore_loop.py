@@ -9,7 +9,9 @@ path the paper's AlignScore uses) step by step on our model:
 * the grounding's sentences are grouped into chunks of about 350 words (``n_chunk = words // 350 + 1``
   groups of ``len(sentences) // n_chunk`` sentences);
 * every (chunk, claim sentence) pair is tokenised with ``padding="max_length"`` to the tokenizer's
-  ``model_max_length`` (512) and ``truncation="only_first"``, in mini-batches of 32 (per example);
+  ``model_max_length`` (512) and ``truncation="only_first"``, in mini-batches of 32 (per example); a
+  mini-batch the tokenizer cannot cut that way (a claim sentence longer than the budget on its own) is
+  tokenised again with ``truncation=True``, as the reference's ``batch_tokenize`` does;
 * ``torch.no_grad``; softmax of the 3-way head; P(entailment); max over chunks, mean over sentences.
 
 Sentence splitting: the fork uses NLTK's ``sent_tokenize`` (its punkt data cannot be downloaded
@@ -42,8 +44,11 @@ class ReferenceLoop:
 
         out = []
         for s in range(0, len(premise), self.batch_size):
-            enc = self.tok(premise[s:s + self.batch_size], hypo[s:s + self.batch_size], truncation="only_first",
-                           padding="max_length", max_length=self.max_length, return_tensors="pt")
+            kw = dict(padding="max_length", max_length=self.max_length, return_tensors="pt")
+            try:
+                enc = self.tok(premise[s:s + self.batch_size], hypo[s:s + self.batch_size], truncation="only_first", **kw)
+            except Exception:  # noqa: BLE001 - the reference catches every error here too
+                enc = self.tok(premise[s:s + self.batch_size], hypo[s:s + self.batch_size], truncation=True, **kw)
             enc = {k: v.to(self.device) for k, v in enc.items()
                    if k in ("input_ids", "attention_mask", "token_type_ids")}
             with torch.no_grad():

@@ -8,9 +8,9 @@ the timed seconds and the peer's versions.
 * ``summac``: ``summac.model_summac.SummaCZS(granularity="sentence")`` as published (0.0.4), with our
   checkpoint registered in its ``model_map`` (that is how the package takes a model), and its NLTK
   sentence splitter replaced by the sentences tfc used (NLTK's punkt data cannot be downloaded here,
-  and identical units make the score comparison test the model path). The package also drops
-  sentences of 10 characters or fewer; tfc does not, so the lookup returns tfc's sentences as they are
-  (``keep_short=False`` applies the package's rule instead).
+  and identical units make the score comparison test the rest of the computation). The package then
+  drops sentences of 10 characters or fewer, as its own ``split_sentences`` does (``keep_short=True``
+  returns tfc's sentences as they are, for tfc's reading that keeps them).
   ``max_doc_sents`` is raised from 100 to 10,000 so both sides score the same pairs.
 * ``bert-score``: ``bert_score.score(cands, refs, model_type=<dir>, num_layers=...)``, the library's
   documented call, which loads the model on every call; also timed: a ``BERTScorer`` object built
@@ -31,7 +31,7 @@ def summac(cfg):
     M.model_map["tfc-checkpoint"] = {"model_card": cfg["checkpoint"], "entailment_idx": ent,
                                      "contradiction_idx": con}
     splits = cfg["splits"]
-    keep_short = cfg.get("keep_short", True)
+    keep_short = cfg.get("keep_short", False)
 
     def split_sentences(self, text):
         sents = splits[text]

@@ -19,6 +19,10 @@ fi
 # torch first, alone and pinned, so that no later resolution can reach for a CUDA build
 "$venv/bin/python" -m pip install -q torch==2.13.0
 "$venv/bin/python" -m pip install -q -r "$here/requirements.txt"
+# AlignScore's inference loop (the PyPI fork of yuh-zha/AlignScore), without its dependencies: only its
+# inference_per_example code is run (benchmarks/peers/reference_values.py), with stand-ins for its
+# PyTorch-Lightning model class and spaCy; its pins (protobuf<=3.20.3) conflict with summac's environment
+"$venv/bin/python" -m pip install -q --no-deps "alignscore-SpeedOfMagic==$(sed -n 's/^# alignscore-SpeedOfMagic==//p' "$here/requirements.txt")"
 "$venv/bin/python" - <<'PY'
 import summac, bert_score, torch, transformers
 print("peer venv ok: torch", torch.__version__, "transformers", transformers.__version__,

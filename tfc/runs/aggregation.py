@@ -26,15 +26,17 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-# reading name -> summac-zs overrides (the first is the SummaC-ZS preset the models were scored with)
+# reading name -> summac-zs overrides (the first is the reading the models were scored with: the "improved" preset)
 AGGREGATIONS: dict[str, dict] = {
-    "sentence, max(e-c), mean": {"grounding_granularity": "sentence"},
-    "sentence, max(e-c), min": {"grounding_granularity": "sentence", "generated_reduction": "min"},
+    "sentence, max(e-c), mean": {"grounding_granularity": "sentence", "reduction": "cell"},
+    "sentence, max(e-c), min": {"grounding_granularity": "sentence", "reduction": "cell", "generated_reduction": "min"},
     "sentence, max e - max c, mean": {"grounding_granularity": "sentence", "reduction": "package"},
     "sentence, max e, mean": {"grounding_granularity": "sentence", "score_type": "e"},
-    "window12, max(e-c), mean": {"grounding_granularity": "window12"},
-    "window12, max(e-c), min": {"grounding_granularity": "window12", "generated_reduction": "min"},
+    "window12, max(e-c), mean": {"grounding_granularity": "window12", "reduction": "cell"},
+    "window12, max(e-c), min": {"grounding_granularity": "window12", "reduction": "cell", "generated_reduction": "min"},
 }
+# every reading keeps every sentence (the splitter of tfc's reading, not summac 0.0.4's short-sentence filter)
+AGGREGATIONS = {k: {**v, "sentence_splitter": "auto"} for k, v in AGGREGATIONS.items()}
 PRESET = "sentence, max(e-c), mean"
 DEV_SETS = ("begin_test", "loo_anli")
 DEV_ROWS = 1500          # per dev set, stratified by label
@@ -107,7 +109,9 @@ def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], dtype: str = "float3
 
     rows = []
     for gran in dict.fromkeys(o["grounding_granularity"] for o in AGGREGATIONS.values()):
-        z = S.get("summac-zs", preset="as-published", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran).load()
+        # one matrix per granularity serves every reduction (each reading keeps every sentence)
+        z = S.get("summac-zs", preset="as-published", checkpoint=checkpoint, dtype=dtype, grounding_granularity=gran,
+                  sentence_splitter="auto").load()
         for dev, df in frames.items():
             if df["label"].nunique() != 2:
                 raise ValueError(f"dev set {dev} needs both labels")

@@ -18,7 +18,12 @@ from pathlib import Path
 import pandas as pd
 
 from tfc import config
+from tfc.scorers import PRESETS
 
+# the readings the in-house models' tables were scored with: tfc's own (the "improved" preset: SummaC-ZS keeping
+# every sentence with the per-cell reduction, AlignScore on greedy chunks), not the reference code's
+SUMMAC_TFC = PRESETS["improved"]["summac-zs"]
+ALIGN_TFC = PRESETS["improved"]["alignscore"]
 # the SummaC sets with text in the mirror (summac_factcc and summac_frank_test are unavailable)
 SUMMAC_SETS = ("summac_cogensumm", "summac_xsumfaith", "summac_polytope", "summac_polytope_alignscore",
                "summac_frank", "summac_summeval")
@@ -40,8 +45,8 @@ SENT_ORDER = ("paws", "begin", "q2", "qags_xsum", "dialfact", "mnbm", "qags_cnnd
 
 # scorer -> (registry name, overrides, dtypes to score on the drift sample) for the fast-preset drift
 FAST_DRIFT_READINGS = {
-    "sent": ("summac-zs", {"checkpoint": SENT_CHECKPOINT}, ("bfloat16",)),
-    "align": ("alignscore", {"checkpoint": SENT_CHECKPOINT}, ("float32", "bfloat16")),
+    "sent": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, **SUMMAC_TFC}, ("bfloat16",)),
+    "align": ("alignscore", {"checkpoint": SENT_CHECKPOINT, **ALIGN_TFC}, ("float32", "bfloat16")),
     "nli": ("nli", {"checkpoint": SENT_CHECKPOINT, "mode": "document"}, ("float32", "bfloat16")),
     # BERTScore's model is the MiniLM encoder itself; its fp32 side is the full-set cache of the TRUE chapter
     "bert": ("bertscore", {"checkpoint": "minilm"}, ("bfloat16",)),
@@ -152,7 +157,7 @@ def _record_plans(true9) -> dict[str, list[dict]]:
     out, order = {}, sorted(true9, key=SENT_ORDER.index)
     for plan, ckpt in variant_plans().items():
         if _installed(ckpt):
-            run = {"scorer": "summac-zs", "overrides": {"checkpoint": ckpt, "dtype": "float32"}}
+            run = {"scorer": "summac-zs", "overrides": {"checkpoint": ckpt, "dtype": "float32", **SUMMAC_TFC}}
             out[plan] = [{**run, "dataset": d} for d in order]
             out[plan.replace("-true", "-summac")] = [{**run, "dataset": d} for d in SUMMAC_SETS]
             out.update(_chosen_plan(plan, ckpt, true9))   # the reading its dev-data sweep chose
@@ -160,7 +165,8 @@ def _record_plans(true9) -> dict[str, list[dict]]:
     # pass gives all three heads), then the other splittings (SMART-L after SMART-N reuses its sentence pairs)
     align = alignscore_model()
     if align and _installed(align):
-        plan, run = recipe(align)["alignscore_plan"], {"scorer": "alignscore", "overrides": {"checkpoint": align}}
+        plan = recipe(align)["alignscore_plan"]
+        run = {"scorer": "alignscore", "overrides": {"checkpoint": align, **ALIGN_TFC}}
         out[f"{plan}-true"] = [{**run, "dataset": d} for d in order]
         out[f"{plan}-split"] = [{**run, "overrides": {**run["overrides"], "split": sp}, "dataset": d}
                                 for d in order for sp in SPLIT_MODES[1:]]
@@ -184,11 +190,11 @@ def plans() -> dict[str, list[dict]]:
     """name -> list of runs (scorer name, overrides, dataset, sample)."""
     true9 = _true_sets()
     nli = {"scorer": "nli", "overrides": {"checkpoint": "tfc/nli-minilm", "mode": "document"}}
-    align = {"scorer": "alignscore", "overrides": {"checkpoint": "tfc/alignscore-minilm"}}
+    align = {"scorer": "alignscore", "overrides": {"checkpoint": "tfc/alignscore-minilm", **ALIGN_TFC}}
     # fp32 is the preset: int8-dynamic drifted by more than 0.2 AUC (the drift plan below measures it again)
-    sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32"}}
-    sent8 = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic"}}
-    sent8pc = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "int8-dynamic-pc"}}
+    sent = {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_CHECKPOINT, "dtype": "float32", **SUMMAC_TFC}}
+    sent8 = {"scorer": "summac-zs", "overrides": {**sent["overrides"], "dtype": "int8-dynamic"}}
+    sent8pc = {"scorer": "summac-zs", "overrides": {**sent["overrides"], "dtype": "int8-dynamic-pc"}}
     out = {
         "nli-true": [{**nli, "dataset": d} for d in true9],
         "alignscore-true": [{**align, "dataset": d} for d in true9],
@@ -228,7 +234,8 @@ def plans() -> dict[str, list[dict]]:
     # that directory exists (a fresh clone has the release alone), so `make reproduce` never asks for it
     if (config.artifacts_dir() / SENT_SOURCE[4:]).is_dir():
         out["sent-true-source-sample"] = [
-            {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_SOURCE, "dtype": "float32"}, "dataset": d,
+            {"scorer": "summac-zs", "overrides": {"checkpoint": SENT_SOURCE, "dtype": "float32", **SUMMAC_TFC},
+             "dataset": d,
              "sample": DRIFT_SAMPLE, "seed": ABLATION_SEED} for d in sorted(true9, key=SENT_ORDER.index)]
     return out
 
@@ -238,8 +245,9 @@ def plans() -> dict[str, list[dict]]:
 
 def sent_reading(checkpoint: str, dtype: str = "float32", **reading) -> tuple:
     """The SummaC-ZS reading of a sentence model, as a ``(scorer, config)`` spec (``reading``: the settings of
-    :data:`tfc.runs.aggregation.AGGREGATIONS`, e.g. ``grounding_granularity="window12"``)."""
-    return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype, **reading})
+    :data:`tfc.runs.aggregation.AGGREGATIONS`, e.g. ``grounding_granularity="window12"``). The models were scored
+    with tfc's reading (:data:`SUMMAC_TFC`) unless a reading names another setting."""
+    return ("summac-zs", {"checkpoint": checkpoint, "dtype": dtype, **SUMMAC_TFC, **reading})
 
 
 def recorded_sweep(checkpoint: str) -> dict | None:

@@ -37,10 +37,11 @@ READINGS: dict[str, dict[str, dict]] = {
         "sentence, chunks of 128 tokens": {"mode": "sentence", "max_length": 128},
     },
     "summac-zs": {
-        "sentence, max(e-c), mean": {},
-        "sentence, max e, mean": {"score_type": "e"},
-        "window12, max(e-c), mean": {"grounding_granularity": "window12"},
-        "window12, max e, mean": {"grounding_granularity": "window12", "score_type": "e"},
+        "sentence, max(e-c), mean": {"reduction": "cell", "sentence_splitter": "auto"},
+        "sentence, max e, mean": {"score_type": "e", "sentence_splitter": "auto"},
+        "window12, max(e-c), mean": {"grounding_granularity": "window12", "reduction": "cell",
+                                     "sentence_splitter": "auto"},
+        "window12, max e, mean": {"grounding_granularity": "window12", "score_type": "e", "sentence_splitter": "auto"},
     },
     "alignscore": {
         "chunks of 350 words": {"split": "chunk", "chunk_words": 350},

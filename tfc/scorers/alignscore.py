@@ -1,9 +1,9 @@
 """AlignScore scorer: the alignment function of a (three-head) checkpoint, applied as AlignScore does.
 
 The scorer wraps :func:`tfc.scorers.alignscore_model.load_alignscore_model` (the inference code lives there,
-once): split the generated text (claim) into sentences, cut the grounding (context) into chunks of about
-``chunk_words`` whitespace words at sentence boundaries, score every (chunk, claim sentence) pair, take
-the max over chunks and the mean over claim sentences.
+once): split the generated text (claim) into sentences, cut the grounding (context) into groups of sentences
+(as many as its word count holds ``chunk_words``, plus one), score every (group, claim sentence) pair, take
+the max over groups and the mean over claim sentences.
 
 * ``checkpoint``: ``tfc/alignscore-minilm`` (default, trained offline here by ``tfc train alignscore``),
   any local directory written by :mod:`tfc.train`, or any 3-way NLI sequence classifier (local or hub id)
@@ -15,7 +15,9 @@ the max over chunks and the mean over claim sentences.
   output (AlignScore applies no sigmoid, so it can leave [0, 1] slightly).
 * ``head``: ``3way`` (P(aligned) = P(entailment), published), ``bin`` (P(aligned) of the binary head) or
   ``reg`` (the regression head, in [0, 1]).
-* ``split``: ``chunk`` (published), ``document`` (one pair per example, truncated to ``max_length``),
+* ``split``: ``groups`` (published: AlignScore's ``inference_per_example``, step for step but for the sentence
+  splitter, see :mod:`tfc.scorers.alignscore_model`), ``chunk`` (tfc's greedy packing into chunks of at most
+  ``chunk_words`` words), ``document`` (one pair per example, truncated to ``max_length``),
   ``smart-n`` (grounding sentences x claim sentences, max-mean) or ``smart-l`` (the same matrix with a
   soft-LCS aggregation). See AlignScore Figures 3 and 4 for the ablations.
 * The forward pass computes every head at once, so the cache keeps the other heads' scores as
@@ -35,7 +37,7 @@ from tfc import models
 from tfc.scorers.base import ModelScorer, ScorerConfig
 
 HEADS = ("3way", "bin", "reg")
-SPLITS = ("chunk", "document", "smart-n", "smart-l")
+SPLITS = ("groups", "chunk", "document", "smart-n", "smart-l")
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,9 @@ class AlignScoreConfig(ScorerConfig):
     checkpoint: str = "tfc/sent-minilm-v2"   # the model the AlignScore chapter scored with (its record; not shipped)
     revision: str | None = None
     head: str = "3way"                 # "3way" | "bin" | "reg"
-    split: str = "chunk"               # "chunk" | "document" | "smart-n" | "smart-l"
-    chunk_words: int = 350             # chunk budget in whitespace words (as published)
-    max_length: int = 512              # tokens per (chunk, sentence) pair; longer pairs are truncated
+    split: str = "groups"              # "groups" (as published) | "chunk" | "document" | "smart-n" | "smart-l"
+    chunk_words: int = 350             # words per group or chunk (as published)
+    max_length: int = 512              # tokens per (context unit, sentence) pair; longer pairs are cut and counted
     sentence_splitter: str = "auto"
     clean_claims: bool = False
     dtype: str = "float32"

@@ -1,20 +1,25 @@
 """AlignScore inference as published, with the paper's ablations (the model behind :mod:`tfc.scorers.alignscore`).
 
-Inference as published (AlignScore, "nli_sp" mode):
+Inference as published (AlignScore's ``Inferencer.inference_per_example``, "nli_sp" mode), ``split="groups"``:
 
 1. split the claim into sentences;
-2. split the context into chunks of about ``chunk_words`` (350) words at sentence boundaries;
-3. score every (chunk, claim sentence) pair with the 3-way head's "aligned" (= entailment) probability;
-4. for each claim sentence take the max over chunks, then average over the claim's sentences.
+2. cut the context's sentences into ``n`` groups of ``len(sentences) // n`` consecutive sentences (at least
+   one; the remainder makes one more, shorter group), where ``n = words // chunk_words + 1`` and ``words`` is
+   the context's whitespace word count (:func:`equal_groups`);
+3. score every (group, claim sentence) pair with the 3-way head's "aligned" (= entailment) probability, a pair
+   over ``max_length`` tokens cut from its first text only (``only_first``; from the longer side when the claim
+   sentence alone is too long, where the reference code falls back for its whole mini-batch);
+4. for each claim sentence take the max over groups, then average over the claim's sentences.
 
-The chunk budget is counted in whitespace words, as the published implementation does (it calls the
-text's ``split()``); 350 words fit the 512-token window of the encoder together with a claim sentence
-in most cases, and whatever does not is truncated from the longer side by the tokenizer.
+``split="chunk"`` is tfc's packing: consecutive sentences greedily into chunks of at most ``chunk_words``
+words (:func:`chunk_sentences`), so no chunk exceeds the budget unless one sentence does; over-long pairs
+are cut from their longer side. Both are reported per row (``aux_n_truncated_pairs``). The sentence splitter
+is tfc's (the reference calls NLTK's ``sent_tokenize``, whose punkt model is not available offline).
 
 Ablations (AlignScore Figures 3 and 4) are options of :meth:`AlignScoreModel.score`:
 
 * ``head``: ``"3way"`` (P(entailment)), ``"bin"`` (P(aligned)) or ``"reg"`` (the regression output);
-* ``split``: ``"chunk"`` (published), ``"document"`` (no splitting: one pair, truncated to ``max_length``),
+* ``split``: ``"groups"`` (published), ``"chunk"`` (tfc's greedy packing), ``"document"`` (no splitting: one pair, truncated to ``max_length``),
   ``"smart-n"`` (context *sentences* x claim sentences, max over context then mean over claim: the
   SMART-N-style sentence matching) and ``"smart-l"`` (the same sentence matrix aggregated by a soft
   longest-common-subsequence, SMART-L-style, normalised by the number of claim sentences).
@@ -33,7 +38,7 @@ import numpy as np
 from tfc.models.multihead import load_multihead
 
 HEADS = ("3way", "bin", "reg")
-SPLITS = ("chunk", "document", "smart-n", "smart-l")
+SPLITS = ("groups", "chunk", "document", "smart-n", "smart-l")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -87,6 +92,23 @@ def chunk_sentences(sentences: list[str], chunk_words: int = 350) -> list[str]:
     return chunks
 
 
+def equal_groups(sentences: list[str], text: str, chunk_words: int = 350) -> list[str]:
+    """AlignScore's grouping of a context's sentences (``inference_per_example``): ``n = words // chunk_words + 1``
+    with ``words`` the whitespace words of ``text``, then consecutive groups of ``max(len(sentences) // n, 1)``
+    sentences joined by a space. The groups are not bounded in words: uneven sentences make uneven groups."""
+    if chunk_words < 1:
+        raise ValueError("chunk_words must be >= 1")
+    n = len(text.strip().split()) // chunk_words + 1
+    size = max(len(sentences) // n, 1)
+    return [" ".join(sentences[i:i + size]) for i in range(0, len(sentences), size)]
+
+
+def truncation_rule(split: str) -> str:
+    """How a (context unit, claim sentence) pair over the length budget is cut: AlignScore's loop cuts the context
+    only (``only_first``, for ``split="groups"``); tfc's readings cut the longer side (``longest_first``)."""
+    return "only_first" if split == "groups" else "longest_first"
+
+
 def _split_many(texts, splitter):
     try:
         from tfc.text.sentences import split_many
@@ -129,6 +151,8 @@ def build_units(contexts, claims, split: str = "chunk", chunk_words: int = 350, 
         ctx_units = [c.chunks for c in chunk_many(contexts, tokenizer, chunk_words, sentences=ctx_sents)]
     elif split == "chunk":
         ctx_units = [chunk_sentences(s, chunk_words) for s in ctx_sents]
+    elif split == "groups":
+        ctx_units = [equal_groups(s, c, chunk_words) for s, c in zip(ctx_sents, contexts)]
     else:
         ctx_units = ctx_sents
     return ctx_units, claim_units
@@ -162,12 +186,13 @@ class AlignScoreModel:
 
         return length_batches(lengths, batch_size, self.BATCH_TOKEN_UNIT)
 
-    def predict(self, text_a, text_b, batch_size: int = 32, progress: bool = False) -> dict[str, np.ndarray]:
+    def predict(self, text_a, text_b, batch_size: int = 32, progress: bool = False,
+                truncation: str = "longest_first") -> dict[str, np.ndarray]:
         """All heads for each (text_a, text_b) pair in one forward pass per batch.
 
         Returns ``{"3way": probs [N, 3] in id2label order, "bin": probs [N, 2], "reg": [N]}`` (the extra
         keys only when the checkpoint has those heads) and ``"truncated"`` ([N] bool: the pair was longer than
-        ``max_length`` tokens and the tokenizer cut its longer side). The pairs are tokenized once, batched by
+        ``max_length`` tokens and the tokenizer cut it, by ``truncation``: :func:`truncation_rule`). The pairs are tokenized once, batched by
         :meth:`batches` (longest first, a token budget per batch) and returned in input order; a pair's
         result does not depend on its batch (the attention mask is always passed).
         """
@@ -190,12 +215,10 @@ class AlignScoreModel:
         enc = {k: list(v) for k, v in enc.items() if k in keep}
         truncated = np.array([len(x) > self.max_length for x in enc["input_ids"]], dtype=bool)
         over = np.flatnonzero(truncated)
-        if len(over):
-            fix = self.tokenizer([a[i] for i in over], [b[i] for i in over], truncation="longest_first",
-                                 max_length=self.max_length)
+        for i in over:
+            fix = self._truncated(a[i], b[i], truncation)
             for k in enc:
-                for j, i in enumerate(over):
-                    enc[k][i] = fix[k][j]
+                enc[k][i] = fix[k]
         groups = self.batches([len(x) for x in enc["input_ids"]], batch_size)
         chunks = {h: [] for h in out}
         if progress:
@@ -219,14 +242,24 @@ class AlignScoreModel:
         inv[np.asarray(order)] = np.arange(n)
         return {**{h: torch.cat(v).cpu().numpy()[inv] for h, v in chunks.items() if v}, "truncated": truncated}
 
+    def _truncated(self, a: str, b: str, truncation: str) -> dict:
+        """One pair cut to ``max_length`` by ``truncation``; ``only_first`` falls back to ``longest_first`` when
+        the second text alone does not fit (the tokenizer refuses)."""
+        if truncation not in ("only_first", "longest_first"):
+            raise ValueError(f"truncation must be 'only_first' or 'longest_first'; got {truncation!r}")
+        try:
+            return self.tokenizer(a, b, truncation=truncation, max_length=self.max_length)
+        except Exception:  # noqa: BLE001 - the fast tokenizer raises a plain Exception for an impossible cut
+            return self.tokenizer(a, b, truncation="longest_first", max_length=self.max_length)
+
     def pair_scores(self, text_a, text_b, head: str = "3way", batch_size: int = 32,
-                    progress: bool = False) -> np.ndarray:
+                    progress: bool = False, truncation: str = "longest_first") -> np.ndarray:
         """The "aligned" score of each pair from one head."""
         if head not in HEADS:
             raise ValueError(f"unknown head {head!r}; use one of {HEADS}")
         if head not in self.heads:
             raise ValueError(f"checkpoint {self.path} has no {head!r} head (heads: {self.heads})")
-        p = self.predict(text_a, text_b, batch_size, progress)
+        p = self.predict(text_a, text_b, batch_size, progress, truncation)
         if head == "3way":
             return p["3way"][:, self._aligned_index()]
         if head == "bin":
@@ -234,7 +267,7 @@ class AlignScoreModel:
         return p["reg"]
 
     def predict_unique(self, text_a, text_b, batch_size: int = 32, progress: bool = False,
-                       memo: dict | None = None) -> dict[str, np.ndarray]:
+                       memo: dict | None = None, truncation: str = "longest_first") -> dict[str, np.ndarray]:
         """:meth:`predict` computing each distinct pair once; ``memo`` (a dict kept by the caller, keyed
         by a sha1 of the pair) carries pair results across calls, e.g. from SMART-N to SMART-L, which
         score the same sentence pairs. Results equal :meth:`predict` (a pair's score does not depend on
@@ -244,14 +277,15 @@ class AlignScoreModel:
         a, b = list(text_a), list(text_b)
         if len(a) != len(b):
             raise ValueError(f"{len(a)} text_a but {len(b)} text_b")
-        keys = [hashlib.sha1(f"{x}\x00{y}".encode()).digest() for x, y in zip(a, b)]
+        keys = [hashlib.sha1(f"{truncation}\x00{x}\x00{y}".encode()).digest() for x, y in zip(a, b)]
         memo = {} if memo is None else memo
         todo = {}
         for k, x, y in zip(keys, a, b):
             if k not in memo and k not in todo:
                 todo[k] = (x, y)
         if todo:
-            got = self.predict([x for x, _ in todo.values()], [y for _, y in todo.values()], batch_size, progress)
+            got = self.predict([x for x, _ in todo.values()], [y for _, y in todo.values()], batch_size, progress,
+                               truncation)
             for i, k in enumerate(todo):
                 memo[k] = {h: v[i] for h, v in got.items()}
         if not keys:
@@ -281,7 +315,7 @@ class AlignScoreModel:
                     pa.append(c)
                     pb.append(s)
             spans.append((start, len(cu), len(su)))
-        probs = self.predict_unique(pa, pb, batch_size, progress, memo)
+        probs = self.predict_unique(pa, pb, batch_size, progress, memo, truncation_rule(split))
         flat = {"3way": probs["3way"][:, self._aligned_index()]}
         if "bin" in probs:
             flat["bin"] = probs["bin"][:, 1]

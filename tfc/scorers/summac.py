@@ -5,20 +5,31 @@ granularities), reusing :class:`tfc.scorers.nli.NLIEngine`: all (unit, unit) pai
 deduplicated (the same grounding sentence paired with the same generated sentence is scored once),
 sorted by length and batched across examples, with the attention mask.
 
-* **SummaC-ZS**: cell = P(entail) - P(contradict) (``score_type="e-c"``, the original's default; ``"e"``
-  uses the entailment probability only); max over grounding units, mean over generated units.
-  Output range [-1, 1] (``e-c``) or [0, 1] (``e``).
+* **SummaC-ZS** as published (the ``as-published`` preset: summac 0.0.4's ``SummaCZS`` step for step, held to
+  the package within 1e-4 by ``benchmarks/bench_peers.py``): both texts split into sentences, sentences of ten
+  characters or fewer dropped (``sentence_splitter="summac"``); per generated sentence, the largest P(entail)
+  over grounding sentences minus the largest P(contradict) (``score_type="e-c"``, ``reduction="package"``); the
+  mean over generated sentences; an example left without a sentence on either side scores 0. ``"e"`` uses the
+  entailment probability only. Output range [-1, 1] (``e-c``) or [0, 1] (``e``).
+  tfc's own reading (the ``improved`` preset) keeps every sentence and takes the largest P(entail) -
+  P(contradict) of one grounding unit (``reduction="cell"``).
+  Steps of the package not taken: NLTK's punkt splitter (not available offline; spaCy's sentence recogniser
+  instead), the first 100 grounding sentences only (tfc reads all), pairs cut at 500 tokens (tfc chunks an
+  over-long unit instead), fp16 on a GPU (tfc's ``dtype`` decides). ``2sents`` and ``paragraph`` are tfc's
+  (non-overlapping sentence pairs; paragraphs at blank lines), not the package's.
 * **SummaC-Conv**: for each generated unit, a histogram (``n_bins`` even bins on [0, 1]) of the
   entailment probabilities over the grounding units (and of the contradiction probabilities when
   ``nli_labels="ec"``), fractions rather than counts so documents of any length are comparable; a
   1-D convolution with kernel size 1 maps each histogram to a logit; the logits are averaged over
   generated units and passed through a sigmoid. The convolution is trained with ``tfc train
-  summac-conv`` on a validation split (binary cross-entropy) and saved under the artifacts dir.
+  summac-conv`` on a validation split (binary cross-entropy) and saved under the artifacts dir. This is
+  tfc's design, not the package's ``SummaCConv`` (counts over the first 10 generated sentences, a final 3 -> 2
+  linear layer); every sentence is kept (a histogram needs a grounding unit).
 
-Granularities (as in the original): grounding ``sentence | 2sents | paragraph | document``,
-generated ``sentence | 2sents | document``; ``window12`` (grounding only, added for the in-house models issue)
-reads every sentence and every pair of adjacent sentences, so a fact split over two sentences can be found. Any unit longer than the model's budget is chunked at
-sentence/token boundaries (never truncated; the original truncates), see :mod:`tfc.text.chunking`.
+Granularities: grounding ``sentence | 2sents | window12 | paragraph | document``, generated
+``sentence | 2sents | document``; ``window12`` (grounding only) reads every sentence and every pair of
+adjacent sentences, so a fact split over two sentences can be found. Any unit longer than the model's budget
+is chunked at sentence/token boundaries (never truncated), see :mod:`tfc.text.chunking`.
 """
 from __future__ import annotations
 
@@ -37,18 +48,24 @@ H_GRAN = ("sentence", "2sents", "document")
 
 
 def _units(texts: list[str], gran: str, splitter: str) -> list[list[str]]:
-    from tfc.text.sentences import split_many
+    """Each text's units. A text the splitter returns no sentence for is one unit, except with the ``"summac"``
+    splitter, which drops short sentences as summac 0.0.4 does: there it has no unit (and the example scores 0)."""
+    from tfc.text.sentences import DROP_SHORT, resolve_splitter, split_many
 
     if gran == "document":
         return [[t] for t in texts]
     if gran == "paragraph":
         return [[p.strip() for p in t.split("\n\n") if p.strip()] or [t] for t in texts]
     sents = split_many(texts, splitter)
+    if resolve_splitter(splitter).endswith(DROP_SHORT):
+        texts = [None] * len(texts)
     if gran == "sentence":
-        return [s or [t] for s, t in zip(sents, texts)]
-    if gran == "window12":
-        return [(s + [" ".join(s[i:i + 2]) for i in range(len(s) - 1)]) or [t] for s, t in zip(sents, texts)]
-    return [[" ".join(s[i:i + 2]) for i in range(0, len(s), 2)] or [t] for s, t in zip(sents, texts)]
+        units = sents
+    elif gran == "window12":
+        units = [s + [" ".join(s[i:i + 2]) for i in range(len(s) - 1)] for s in sents]
+    else:
+        units = [[" ".join(s[i:i + 2]) for i in range(0, len(s), 2)] for s in sents]
+    return [u or ([t] if t is not None else []) for u, t in zip(units, texts)]
 
 
 @dataclass(frozen=True)
@@ -61,17 +78,20 @@ class SummaCZSConfig(ScorerConfig):
     score_type: str = "e-c"
     max_length: int | None = None
     min_chunk_tokens: int = 32
-    sentence_splitter: str = "auto"
+    # "summac" (as published): tfc's splitter, then summac 0.0.4's rule, sentences of <= 10 characters dropped
+    # (tfc.text.sentences); "auto": every sentence kept (the reading tfc's tables were scored with)
+    sentence_splitter: str = "summac"
     clean_claims: bool = False     # AlignScore-style cleaning of the generated text (tfc.text.claims)
     dtype: str = "float32"
     batch_size: int = 16
     device: str | None = None
     # How "e-c" reduces the (grounding unit x generated unit) matrices to one score per generated unit:
-    # "cell" (default; the SummaC paper's description): max over grounding units of P(e) - P(c), per cell;
-    # "package" (what the PyPI ``summac`` 0.0.4 SummaCZS code does): max_g P(e) - max_g P(c), each maximum
-    # taken separately. benchmarks/bench_peers.py found the two differ (r = 0.965) and that "package"
-    # matches the package exactly (r = 1.0).
-    reduction: str = "cell"
+    # "package" (as published: what the reference code, ``summac`` 0.0.4 ``SummaCZS.image2score``, computes):
+    # max_g P(e) - max_g P(c), each maximum taken separately; "cell": the maximum over grounding units of
+    # P(e) - P(c) taken per cell, so the entailing and the contradicting evidence must be the same unit (the
+    # reading tfc's in-house models were scored with). With score_type "e" the two are one computation, and the
+    # configuration records it as "cell".
+    reduction: str = "package"
     # How the per-generated-unit scores become one score: "mean" (SummaC's) or "min" (the weakest generated
     # unit decides). Chosen per model on training-side dev data (tfc.runs.aggregation), never on TRUE.
     generated_reduction: str = "mean"
@@ -83,6 +103,8 @@ class SummaCZSConfig(ScorerConfig):
             raise ValueError("score_type must be 'e-c' or 'e'")
         if self.reduction not in ("cell", "package"):
             raise ValueError(f"reduction must be 'cell' or 'package'; got {self.reduction!r}")
+        if self.score_type == "e":   # max P(e) either way: one configuration, one signature
+            object.__setattr__(self, "reduction", "cell")
         if self.generated_reduction not in ("mean", "min"):
             raise ValueError(f"generated_reduction must be 'mean' or 'min'; got {self.generated_reduction!r}")
 
@@ -108,6 +130,7 @@ class _SummaCBase(ModelScorer):
     def matrices(self, groundings, generations, batch_size=16, progress=False) -> list[np.ndarray]:
         """Per example an array (n_grounding_units, n_generated_units, n_labels) of class probabilities."""
         from tfc.text.chunking import chunk_many
+        from tfc.text.sentences import DROP_SHORT, resolve_splitter
 
         self.load()
         c, eng = self.config, self.engine
@@ -119,19 +142,23 @@ class _SummaCBase(ModelScorer):
         flat_h = [h for hs in h_units for h in hs]
         flat_h, budgets, _ = eng.hyp_budget(flat_h, c.min_chunk_tokens)
         g_units = _units(list(groundings), c.grounding_granularity, c.sentence_splitter)
+        # an over-long unit is cut at the splitter's sentence ends, short sentences included (no text is lost)
+        chunk_splitter = resolve_splitter(c.sentence_splitter).removesuffix(DROP_SHORT)
         # any grounding unit that does not fit next to the longest hypothesis of its example is chunked
         pos, g_final = 0, []
         flat_units, owners = [], []
         for i, hs in enumerate(h_units):
-            b = min(budgets[pos:pos + len(hs)])
+            b = min(budgets[pos:pos + len(hs)], default=None)
             pos += len(hs)
+            if b is None:          # no generated unit: no pair (summac 0.0.4 scores the example 0)
+                continue
             for u in g_units[i]:
                 flat_units.append(u)
                 owners.append((i, b))
         g_final = [[] for _ in groundings]
         for b in sorted({o[1] for o in owners}):
             idx = [k for k, o in enumerate(owners) if o[1] == b]
-            for k, ch in zip(idx, chunk_many([flat_units[k] for k in idx], eng.tok, b, splitter=c.sentence_splitter)):
+            for k, ch in zip(idx, chunk_many([flat_units[k] for k in idx], eng.tok, b, splitter=chunk_splitter)):
                 flat_units[k] = ch.chunks
         for k, (i, _) in enumerate(owners):
             g_final[i].extend(flat_units[k])
@@ -145,7 +172,7 @@ class _SummaCBase(ModelScorer):
         probs = eng.probs(pairs, batch_size, progress)
         out, k = [], 0
         for ng, nh in shape:
-            out.append(probs[k:k + ng * nh].reshape(ng, nh, -1))
+            out.append(probs[k:k + ng * nh].reshape(ng, nh, probs.shape[1]))
             k += ng * nh
         self._shapes = shape
         return out
@@ -177,7 +204,10 @@ def reduce_zs(m: np.ndarray, i_ent: int, i_con: int | None, reduction: str = "ce
     """One SummaC-ZS score from ``m[grounding unit, generated unit, label]``: per generated unit the best
     grounding unit, then the mean (or the minimum) over generated units.
 
-    ``i_con=None`` uses the entailment probability only (score_type "e")."""
+    ``i_con=None`` uses the entailment probability only (score_type "e"). An example without a grounding or a
+    generated unit scores 0.0, as summac 0.0.4's empty image does."""
+    if m.shape[0] == 0 or m.shape[1] == 0:
+        return 0.0
     ent = m[:, :, i_ent]
     if i_con is None:
         per_unit = ent.max(axis=0)
@@ -196,12 +226,14 @@ def _unit_counts(shapes) -> dict:
 
 @dataclass(frozen=True)
 class SummaCConvConfig(SummaCZSConfig):
+    sentence_splitter: str = "auto"    # every sentence kept: a histogram needs at least one grounding unit
     conv_checkpoint: str = "tfc/summac-conv"
     n_bins: int = 50
     nli_labels: str = "e"      # "e" or "ec": which probabilities are histogrammed
 
     def __post_init__(self):   # not SummaC-ZS's checks: the conv model reads neither score_type nor reduction
         self._check_granularity()
+        object.__setattr__(self, "reduction", "cell")   # unused here: recorded as one value, so one signature
         if self.nli_labels not in ("e", "ec"):
             raise ValueError("nli_labels must be 'e' or 'ec'")
 

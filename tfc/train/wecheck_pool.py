@@ -51,7 +51,8 @@ SIGNAL_DOC = {
     "sig_summac_zs": "ours: SummaC-ZS with tfc/nli-minilm, (e - c + 1) / 2",
 }
 OWN_SCORERS = {"sig_nli": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"}),
-               "sig_summac_zs": ("summac-zs", {"checkpoint": "tfc/nli-minilm"})}
+               "sig_summac_zs": ("summac-zs", {"checkpoint": "tfc/nli-minilm", "reduction": "cell",
+                                               "sentence_splitter": "auto"})}
 
 
 # --------------------------------------------------------------------------------------------------

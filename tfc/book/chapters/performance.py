@@ -30,13 +30,23 @@ def load(name: str) -> dict | None:
 
 
 def peer_table(res: dict | None = None) -> pd.DataFrame:
-    """One row per peer comparison: seconds on each side, ratio (peer / tfc), target, agreement."""
+    """One row per peer comparison: seconds on each side, ratio (peer / tfc), target, agreement (Pearson r, the
+    largest |score difference| and the bound the as-published side is held to)."""
     res = res if res is not None else load("bench_peers")
     cols = ["comparison", "pairs", "tfc_seconds", "peer_seconds", "ratio", "target", "met", "pearson",
-            "max_abs_diff"]
+            "max_abs_diff", "agreement_bound", "agrees"]
     if not res:
         return pd.DataFrame(columns=cols)
-    return pd.DataFrame(res["results"])[cols]
+    df = pd.DataFrame(res["results"])
+    if "max_abs_diff_exact" in df.columns:
+        df["max_abs_diff"] = df["max_abs_diff_exact"].fillna(df["max_abs_diff"])
+    return df.reindex(columns=cols)
+
+
+def peer_extra(res: dict | None, comparison: str, key: str, measure: str) -> float | None:
+    """A nested agreement figure of one peer comparison (e.g. ``agreement_tfc_reading``/``pearson``), or None."""
+    row = next((r for r in (res or {}).get("results", []) if r["comparison"] == comparison), {})
+    return (row.get(key) or {}).get(measure)
 
 
 def growth_frame(res: dict | None = None) -> pd.DataFrame:
@@ -280,7 +290,7 @@ def input_path(res: dict) -> str:
 
 def gpu_peer_text(res: dict | None = None) -> str:
     """One paragraph on ``bench_peers.py --device cuda`` (``bench_peers_gpu*.json``): tfc's alignscore against the
-    per-example loop on a GPU, both precisions, against the issue's 10x target: the first run, then every run
+    per-example loop on a GPU, both precisions, against the 10x speed target: the first run, then every run
     of the current input path (:data:`INPUT_PATHS`) with its range, and the best of the earlier paths."""
     recorded = res is None          # the committed runs: compare with the others recorded beside it
     res = res if res is not None else load("bench_peers_gpu")
@@ -324,7 +334,7 @@ def gpu_peer_text(res: dict | None = None) -> str:
         text += (f"On {full['pairs'].iloc[0]} pairs the loop's own time ranges from {full['loop s'].min():.1f} s to "
                  f"{full['loop s'].max():.1f} s across runs and machines, so a ratio compares the two sides of one run, "
                  "never runs with each other. ")
-    text += (f"The issue's GPU target is {a['target']:g}× at fp32 or with the fast preset, so it is "
+    text += (f"The GPU speed target is {a['target']:g}× at fp32 or with the fast preset, so it is "
              + ("met" if met else "missed")
              + ". On the same units (greedy chunks) the two sides agree to a largest difference of "
              f"{same.get('max_abs_diff', float('nan')):.1g}.")

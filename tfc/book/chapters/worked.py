@@ -82,44 +82,49 @@ def nli_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["nli
 
 
 def summac_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["summac"], device: str | None = None):
-    """SummaC-ZS: the matrix of P(entailment) − P(contradiction) for every (grounding sentence, generated
-    sentence) pair; per generated sentence the max over grounding sentences; the score is their mean.
-    Returns ``(matrix DataFrame, per-sentence table, score, scorer_score)``."""
+    """SummaC-ZS as published: the matrix of P(entailment) for every (grounding sentence, generated sentence) pair;
+    per generated sentence the largest P(entailment) over grounding sentences minus the largest P(contradiction);
+    the score is their mean. Returns ``(P(entailment) DataFrame, per-sentence table, score, scorer_score)``."""
     from tfc import scorers
     from tfc.scorers.summac import _units
 
     s = scorers.get("summac-zs", preset="as-published", checkpoint=checkpoint, **({"device": device} if device else {}))
     m = s.matrices([grounding], [generated], batch_size=8)[0]
     eng = s.engine
-    cell = m[:, :, eng.i_ent] - m[:, :, eng.i_con]
+    ent, con = m[:, :, eng.i_ent], m[:, :, eng.i_con]
     gen_units = _units([generated], s.config.generated_granularity, s.config.sentence_splitter)[0]
-    mat = pd.DataFrame(cell.round(2), index=[f"g{i + 1}" for i in range(cell.shape[0])],
-                       columns=[f"s{j + 1}" for j in range(cell.shape[1])])
-    best = cell.max(axis=0)
-    per = pd.DataFrame({"sentence": [f"s{j + 1}" for j in range(len(best))],
-                        "text": [short(u, 110) for u in gen_units[: len(best)]],
-                        "best grounding sentence": [f"g{i + 1}" for i in cell.argmax(axis=0)],
-                        "max (e - c)": best.round(3)})
-    return mat, per, float(best.mean()), float(s.score([grounding], [generated], progress=False)[0])
+    mat = pd.DataFrame(ent.round(2), index=[f"g{i + 1}" for i in range(ent.shape[0])],
+                       columns=[f"s{j + 1}" for j in range(ent.shape[1])])
+    per_unit = ent.max(axis=0) - con.max(axis=0)
+    per = pd.DataFrame({"sentence": [f"s{j + 1}" for j in range(ent.shape[1])],
+                        "text": [short(u, 110) for u in gen_units[: ent.shape[1]]],
+                        "most entailing": [f"g{i + 1}" for i in ent.argmax(axis=0)],
+                        "max e": ent.max(axis=0).round(3),
+                        "most contradicting": [f"g{i + 1}" for i in con.argmax(axis=0)],
+                        "max c": con.max(axis=0).round(3),
+                        "max e - max c": per_unit.round(3)})
+    return mat, per, float(per_unit.mean()), float(s.score([grounding], [generated], progress=False)[0])
 
 
 def alignscore_steps(grounding: str, generated: str, checkpoint: str = CHECKPOINTS["alignscore"],
                      device: str | None = None, chunk_words: int = 350):
-    """AlignScore: the grounding in chunks of about ``chunk_words`` words, the claim in sentences, the
-    alignment score of every (chunk, sentence) pair, max over chunks, mean over sentences.
+    """AlignScore as published: the grounding's sentences in equal groups (one more group per ``chunk_words``
+    words), the claim in sentences, the alignment score of every (group, sentence) pair, max over groups, mean
+    over sentences.
     Returns ``(pair table, per-sentence table, score, scorer_score)``."""
     from tfc import scorers
-    from tfc.scorers.alignscore_model import build_units
+    from tfc.scorers.alignscore_model import build_units, truncation_rule
 
     s = scorers.get("alignscore", preset="as-published", checkpoint=checkpoint, chunk_words=chunk_words,
                     **({"device": device} if device else {}))
     s.load()
-    ctx, claims = build_units([grounding], [generated], split="chunk", chunk_words=chunk_words,
+    ctx, claims = build_units([grounding], [generated], split=s.config.split, chunk_words=chunk_words,
                               splitter=s.config.sentence_splitter)
     ctx, claims = ctx[0], claims[0]
     a = [c for c in ctx for _ in claims]
     b = [h for _ in ctx for h in claims]
-    p = s.model.pair_scores(a, b, head=s.config.head, batch_size=8).reshape(len(ctx), len(claims))
+    p = s.model.pair_scores(a, b, head=s.config.head, batch_size=8, truncation=truncation_rule(s.config.split))
+    p = p.reshape(len(ctx), len(claims))
     pairs = pd.DataFrame(p.round(3), index=[f"chunk {i + 1} ({len(c.split())} words)" for i, c in enumerate(ctx)],
                          columns=[f"s{j + 1}" for j in range(len(claims))])
     best = p.max(axis=0)

@@ -1,0 +1,112 @@
+"""As published against tfc's own readings of the same checkpoint, on TRUE's nine sets.
+
+SummaC-ZS and AlignScore each have an ``as-published`` configuration that computes what the reference code
+computes (``benchmarks/bench_peers.py`` holds it to the peer within 1e-4) and a reading tfc's tables were scored
+with (:data:`READINGS`: SummaC-ZS's per-cell reduction, AlignScore's greedy chunks). This run scores both on the
+same :data:`ROWS` label-stratified rows of each TRUE set with the shipped NLI model, through the score cache, so
+the Performance chapter can set their ROC AUCs side by side. TRUE is only read here: nothing is chosen on it.
+
+    python -m tfc.runs.reference_readings          # about 15 minutes on a 2-core CPU; resumable (score cache)
+
+:func:`table` reads the committed caches only (a chapter never scores).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+TRUE9 = ("frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws")
+ROWS = 60
+SEED = 0
+# scorer -> (label of the as-published configuration, label of tfc's reading: the "improved" preset)
+READINGS: dict[str, tuple[str, str]] = {
+    "summac-zs": ("as published: short sentences dropped, max P(e) − max P(c)",
+                  "improved: every sentence, max (P(e) − P(c)) per cell"),
+    "alignscore": ("as published: equal groups of sentences", "improved: greedy chunks ≤ 350 words"),
+}
+
+
+def scorers(checkpoint: str | None = None) -> dict[tuple[str, str], object]:
+    """``{(scorer, label): scorer}``: each scorer as published and in tfc's reading, on ``checkpoint`` (default:
+    the shipped NLI model)."""
+    from tfc import scorers as S
+
+    checkpoint = checkpoint or S.SHIPPED_NLI
+    out = {}
+    for name, (published, ours) in READINGS.items():
+        out[(name, published)] = S.get(name, preset="as-published", checkpoint=checkpoint)
+        out[(name, ours)] = S.get(name, preset="improved", checkpoint=checkpoint)
+    return out
+
+
+def run(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED, progress: bool = True):
+    """Score every (scorer, reading) on the sampled rows of each set (cached; a rerun reads the cache)."""
+    from tfc.results.dataset import score_dataset
+
+    for (name, label), sc in scorers(checkpoint).items():
+        for ds in datasets:
+            if progress:
+                print(f"{name} [{label}] {ds}", flush=True)
+            score_dataset(sc, ds, sample=rows, seed=seed, progress=False)
+
+
+def table(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED) -> pd.DataFrame:
+    """ROC AUC (x100) per set and reading from the cache: ``scorer, reading, signature, dataset, rows, auc``
+    (a set whose rows are not all cached is left out)."""
+    from tfc.meta import roc_auc
+    from tfc.results.dataset import score_dataset
+
+    out = []
+    for (name, label), sc in scorers(checkpoint).items():
+        for ds in datasets:
+            got = score_dataset(sc, ds, sample=rows, seed=seed, cache_only=True)
+            if got["score"].isna().any():      # not scored yet (python -m tfc.runs.reference_readings)
+                continue
+            out.append({"scorer": name, "reading": label, "signature": sc.signature, "dataset": ds,
+                        "rows": len(got), "auc": 100 * roc_auc(got["label"], got["score"])})
+    return pd.DataFrame(out, columns=["scorer", "reading", "signature", "dataset", "rows", "auc"])
+
+
+SHORT_CHARS = 10          # summac 0.0.4 drops sentences of at most 10 characters
+MAX_DOC_SENTS = 100       # ... reads the first 100 grounding sentences
+PACKAGE_MAX_TOKENS = 500  # ... and cuts a (grounding, generated) sentence pair at 500 tokens
+
+
+def unmatched_steps(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED) -> dict:
+    """How many of the sampled rows the steps of summac 0.0.4 that the as-published configuration does not take
+    could change: ``rows`` in all, and per step the rows it touches (with tfc's sentences): ``short_sentence``
+    (a sentence of at most :data:`SHORT_CHARS` characters, which the package drops), ``over_100_sentences``
+    (a grounding of more than :data:`MAX_DOC_SENTS` sentences, which the package cuts) and ``pair_over_500_tokens``
+    (a sentence pair the package would truncate; tfc chunks it)."""
+    from transformers import AutoTokenizer
+
+    from tfc import data, models
+    from tfc import scorers as S
+    from tfc.text.sentences import split_many
+
+    tok = AutoTokenizer.from_pretrained(models.resolve(checkpoint or S.SHIPPED_NLI))
+    counts = {"rows": 0, "short_sentence": 0, "over_100_sentences": 0, "pair_over_500_tokens": 0}
+    for ds in datasets:
+        df = data.load(ds, sample=rows, seed=seed)
+        g_sents = split_many(df["grounding"].tolist())
+        h_sents = split_many(df["generated"].tolist())
+        for gs, hs in zip(g_sents, h_sents):
+            counts["rows"] += 1
+            counts["short_sentence"] += any(len(x) <= SHORT_CHARS for x in gs + hs)
+            counts["over_100_sentences"] += len(gs) > MAX_DOC_SENTS
+            longest = [max((len(t) for t in tok(x, add_special_tokens=False)["input_ids"]), default=0)
+                       for x in (gs or [""], hs or [""])]
+            counts["pair_over_500_tokens"] += sum(longest) + 3 > PACKAGE_MAX_TOKENS
+    return counts
+
+
+def wide(long: pd.DataFrame) -> pd.DataFrame:
+    """One row per set, a column per (scorer, reading), and the nine-set mean as the last row."""
+    if not len(long):
+        return pd.DataFrame()
+    w = long.pivot_table(index="dataset", columns=["scorer", "reading"], values="auc", sort=False)
+    w.loc["mean"] = w.mean()
+    return w.round(1)
+
+
+if __name__ == "__main__":
+    run()
