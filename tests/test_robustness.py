@@ -393,6 +393,18 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
         {"comparison": "summac", "pairs": 2, "tfc_seconds": 1.0, "peer_seconds": 3.5, "ratio": 3.5, "target": 3.0,
          "met": True, "pearson": 0.99, "max_abs_diff": 0.1}]}))
     assert bench.peer_table()["ratio"].tolist() == [3.5]
+    # a run with the agreement bound: the exact largest difference, and tfc's own reading beside it
+    res = {"results": [{"comparison": "summac", "pairs": 2, "tfc_seconds": 1.0, "peer_seconds": 3.5, "ratio": 3.5,
+                        "target": 3.0, "met": True, "pearson": 1.0, "max_abs_diff": 0.0, "max_abs_diff_exact": 2.5e-6,
+                        "agreement_bound": "max_abs_diff <= 0.0001", "agrees": True,
+                        "agreement_tfc_reading": {"pearson": 0.9, "max_abs_diff": 0.75}}]}
+    t = bench.peer_table(res)
+    assert t["max_abs_diff"].tolist() == [2.5e-6] and t["agrees"].tolist() == [True]
+    cells = bench.peer_agreement_cells(res, t.set_index("comparison"))
+    assert cells == {"perf_summac_max_diff": "2.5e-06", "perf_summac_tfc_reading_pearson": "0.9000",
+                     "perf_summac_tfc_reading_max_abs_diff": "0.75", "perf_alignscore_max_diff": "not measured",
+                     "perf_alignscore_tfc_reading_pearson": "not measured",
+                     "perf_alignscore_tfc_reading_max_abs_diff": "not measured"}
 
 
 def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):

@@ -49,6 +49,19 @@ def peer_extra(res: dict | None, comparison: str, key: str, measure: str) -> flo
     return (row.get(key) or {}).get(measure)
 
 
+def peer_agreement_cells(res: dict | None, by: pd.DataFrame) -> dict[str, str]:
+    """The agreement figures the page glues, as text: per peer (``summac``, ``alignscore``) the as-published side's
+    largest |score difference| (``perf_<peer>_max_diff``) and tfc's own reading's Pearson r and largest difference
+    against the same peer scores (``perf_<peer>_tfc_reading_pearson``, ``..._max_abs_diff``)."""
+    out = {}
+    for comp in ("summac", "alignscore"):
+        out[f"perf_{comp}_max_diff"] = peer_cell(by, comp, "max_abs_diff", "{:.1e}")
+        for measure, fmt in (("pearson", "{:.4f}"), ("max_abs_diff", "{:.2f}")):
+            v = peer_extra(res, comp, "agreement_tfc_reading", measure)
+            out[f"perf_{comp}_tfc_reading_{measure}"] = fmt.format(v) if v is not None else "not measured"
+    return out
+
+
 def growth_frame(res: dict | None = None) -> pd.DataFrame:
     """Seconds per example against grounding words, one row per (scorer, length)."""
     res = res if res is not None else load("bench_growth")
