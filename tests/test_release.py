@@ -231,3 +231,146 @@ def test_an_install_from_an_earlier_release_is_replaced(tmp_path, monkeypatch):
     (tmp_path / "art" / "mine").mkdir()
     (tmp_path / "art" / "mine" / "config.json").write_text("{}")
     assert models.resolve("tfc/mine") == str(tmp_path / "art" / "mine")
+
+
+def test_group_wise_quantisation_bounds_each_weight_by_its_groups_step_and_beats_per_row_on_an_outlier_column():
+    """A matrix whose column 5 is 50 times larger than the rest: per row, that column sets every weight's step; in
+    groups of 32 columns, only its own group's. Every weight is within half its group's step (never more than half
+    its row's), and the weights away from the outlier come back many times closer. Columns not a multiple of the
+    group size, an all-zero group and the scheme name's group size round-trip too."""
+    torch.manual_seed(3)
+    w = torch.randn(16, 200) * 1e-3
+    w[:, 5] *= 50
+    w[3, 64:96] = 0.0
+    row = R.dequantize_matrix(**R.quantize_matrix(w))
+    packed = R.quantize_matrix(w, group_size=32)
+    assert packed["q"].dtype == torch.int8 and packed["gscale"].shape == (16, 7)
+    assert packed["gscale"].dtype == torch.float16 and float(packed["gscale"].max()) <= 1.0
+    grp = R.dequantize_matrix(**packed, group_size=32)
+    err_row, err_grp = (row - w).abs(), (grp - w).abs()
+    row_step = w.abs().amax(dim=1, keepdim=True) / 127
+    g = R._groups(w, 32)
+    grp_step = (g.abs().amax(dim=2, keepdim=True) / 127).expand_as(g).reshape(16, -1)[:, :200]
+    assert bool((err_grp <= grp_step / 2 * (1 + 1e-3) + 1e-12).all())
+    assert bool((err_grp <= row_step / 2 + 1e-9).all())
+    assert torch.equal(grp[3, 64:96], torch.zeros(32))
+    away = torch.ones(200, dtype=torch.bool)
+    away[:32] = False
+    assert float(err_grp[:, away].mean()) < float(err_row[:, away].mean()) / 10
+    assert float((grp - w).norm()) < float((row - w).norm()) / 2
+    with pytest.raises(R.ReleaseError, match="group size"):
+        R.dequantize_matrix(**packed)
+    assert R.scheme_group_size(R.group_scheme(32)) == 32 == R.scheme_group_size("int8-delta-group32-absmax")
+    assert R.scheme_group_size(R.DELTA_SCHEME) is None and R.scheme_group_size(R.SCHEME) is None
+
+
+def test_group_state_keeps_small_matrices_and_vectors_in_fp32():
+    torch.manual_seed(4)
+    state = {"big": torch.randn(300, 256), "head": torch.randn(2, 64), "b": torch.randn(64), "ids": torch.arange(3)}
+    q = R.quantize_state(state, group_size=64)
+    assert set(q) == {"big.q", "big.scale", "big.gscale", "head.f32", "b.f32", "ids"}
+    back = R.dequantize_state(q, group_size=64)
+    assert torch.equal(back["head"], state["head"]) and torch.equal(back["b"], state["b"])
+    assert torch.equal(back["ids"], state["ids"])
+    assert float((back["big"] - state["big"]).abs().max()) < float(state["big"].abs().max()) / 127
+    # the per-row scheme's tensors read as before (no group size needed)
+    old = R.quantize_state(state, vectors_fp32=True)
+    assert "big.gscale" not in old and "head.q" in old
+    assert torch.equal(R.dequantize_state(old)["big"], R.dequantize_state(old, group_size=64)["big"])
+
+
+@pytest.fixture(scope="module")
+def fine_tuned(tiny_ckpt, tmp_path_factory):
+    """A base (the tiny classifier) and a child fine-tuned from it, one input column of every matrix moved 30 times
+    more than the rest (the outlier that coarsens a per-row step)."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    root = tmp_path_factory.mktemp("fine_tuned")
+    base, child = root / "base", root / "child"
+    shutil.copytree(tiny_ckpt, base)
+    shutil.copytree(tiny_ckpt, child)
+    state = load_file(str(child / "model.safetensors"))
+    gen = torch.Generator().manual_seed(2)
+    for k in state:
+        if "word_embeddings" not in k and state[k].is_floating_point():
+            d = 1e-3 * torch.randn(state[k].shape, generator=gen)
+            if d.dim() == 2:
+                d[:, 0] *= 30
+            state[k] = state[k] + d
+    save_file(state, str(child / "model.safetensors"), metadata={"format": "pt"})
+    return base, child, state
+
+
+def test_a_group_delta_release_round_trips_closer_than_per_row_and_old_releases_still_load(fine_tuned, tmp_path,
+                                                                                         monkeypatch):
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+
+    base, child, state = fine_tuned
+    monkeypatch.setattr(R, "SMALL_MATRIX", 256)     # the tiny model's 32 x 32 matrices are quantised, its heads not
+    rel = tmp_path / "rel"
+    row = R.pack(child, "row", out_root=rel, share_with=str(base), delta=True)
+    grp = R.pack(child, "grp", out_root=rel, share_with=str(base), delta=True, group_size=16)
+    meta = {n: json.loads((rel / n / R.META).read_text()) for n in ("row", "grp")}
+    assert meta["row"]["scheme"] == R.DELTA_SCHEME == "int8-delta-per-row-absmax"
+    assert meta["grp"]["scheme"] == "int8-delta-group16-absmax"
+    assert set(meta["grp"]["delta"]) == set(meta["row"]["delta"])
+    err = {}
+    for name, folder in (("row", row), ("grp", grp)):
+        got = load_file(str(R.materialize(name, target=tmp_path / f"inst-{name}", root=rel) / "model.safetensors"))
+        # away from the outlier's group (columns 16 on), where per row its step coarsens every weight
+        err[name] = sum(float((got[k] - v)[:, 16:].pow(2).sum()) for k, v in state.items() if v.dim() == 2) ** 0.5
+        probs = R.check_outputs(tmp_path / f"inst-{name}")
+        np.testing.assert_allclose(probs, meta[name]["check_probs"], atol=1e-5)
+        np.testing.assert_allclose(probs, R.check_outputs(child), atol=1e-3)
+        if name == "grp":       # the classifier head (3 x 32) and the token-type embeddings come back exactly
+            small = [k for k, v in state.items() if v.dim() == 2 and v.numel() <= R.SMALL_MATRIX]
+            assert "classifier.weight" in small and all(torch.allclose(got[k], state[k], rtol=0, atol=1e-7)
+                                                        for k in small)
+    assert err["grp"] < err["row"] / 5, err
+    assert (grp / R.WEIGHTS).stat().st_size > (row / R.WEIGHTS).stat().st_size
+    with safe_open(str(grp / R.WEIGHTS), "pt") as fh:
+        keys = set(fh.keys())
+    assert "bert.encoder.layer.0.attention.self.query.weight.gscale" in keys and "classifier.weight.f32" in keys
+
+
+def test_a_tampered_group_delta_release_is_refused(fine_tuned, tmp_path):
+    base, child, _ = fine_tuned
+    out = R.pack(child, "grp", out_root=tmp_path / "rel", share_with=str(base), delta=True, group_size=16)
+    R.verify(out)
+    meta = json.loads((out / R.META).read_text())
+    meta["scheme"] = R.DELTA_SCHEME       # read as per-row: the manifest catches the edit first
+    (out / R.META).write_text(json.dumps(meta))
+    with pytest.raises(R.ReleaseError, match=R.META):
+        R.materialize("grp", target=tmp_path / "x", root=tmp_path / "rel")
+    out = R.pack(child, "grp", out_root=tmp_path / "rel", share_with=str(base), delta=True, group_size=16)
+    data = bytearray((out / R.WEIGHTS).read_bytes())
+    data[len(data) // 2] ^= 1
+    (out / R.WEIGHTS).write_bytes(bytes(data))
+    with pytest.raises(R.ReleaseError, match=R.WEIGHTS):
+        R.materialize("grp", target=tmp_path / "y", root=tmp_path / "rel")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize("kw", [{"group_size": 16}, {"group_size": 0, "delta": True}])
+def test_a_group_size_needs_a_delta_release(fine_tuned, tmp_path, kw):
+    base, child, _ = fine_tuned
+    with pytest.raises(R.ReleaseError, match="group size"):
+        R.pack(child, "bad", out_root=tmp_path / "rel", share_with=str(base), **kw)
+
+
+def test_the_cli_packs_a_group_delta_release(fine_tuned, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from tfc.cli import main
+
+    base, child, _ = fine_tuned
+    monkeypatch.setattr(R, "release_root", lambda: tmp_path / "rel")
+    run = CliRunner().invoke(main, ["models", "release", "pack", str(child), "--name", "c", "--share-with", str(base),
+                                    "--delta", "--group-size", "16"])
+    assert run.exit_code == 0, run.output
+    assert json.loads((tmp_path / "rel" / "c" / R.META).read_text())["scheme"] == "int8-delta-group16-absmax"
+    bad = CliRunner().invoke(main, ["models", "release", "pack", str(child), "--name", "d", "--group-size", "16"])
+    assert bad.exit_code == 2 and "--delta" in bad.output

@@ -35,7 +35,10 @@ def release_group():
 @click.option("--delta", is_flag=True,
               help="with --share-with: store the other matrices the base holds as int8 differences from the base's "
                    "(near-lossless for a model fine-tuned from that base; see tfc.models.release)")
-def release_pack(checkpoint, name, share_with, delta):
+@click.option("--group-size", type=click.IntRange(min=1), default=None,
+              help="with --delta: one int8 scale per this many columns of a row (scheme int8-delta-group<N>-absmax; "
+                   "small matrices kept in fp32) rather than one per row (int8-delta-per-row-absmax)")
+def release_pack(checkpoint, name, share_with, delta, group_size):
     """Quantise CHECKPOINT (a directory or tfc/<name>) into results/release/<name>."""
     from pathlib import Path
 
@@ -44,7 +47,9 @@ def release_pack(checkpoint, name, share_with, delta):
 
     path = Path(models.resolve(checkpoint))
     name = name or (checkpoint[4:] if checkpoint.startswith("tfc/") else path.name)
-    out = release.pack(path, name, share_with=share_with, resolver=models.resolve, delta=delta)
+    if group_size and not delta:
+        raise click.UsageError("--group-size applies to a delta release: add --delta (and --share-with)")
+    out = release.pack(path, name, share_with=share_with, resolver=models.resolve, delta=delta, group_size=group_size)
     size = sum(f.stat().st_size for f in out.iterdir())
     click.echo(f"{out}: {size / 1e6:.1f} MB")
 

@@ -1,4 +1,4 @@
-"""Release weights: an in-house checkpoint shipped in git as int8 weight-only tensors with per-row scales.
+"""Release weights: an in-house checkpoint shipped in git as int8 weight-only tensors with per-row or per-group scales.
 
 A release folder (``results/release/<name>/``) holds
 
@@ -33,6 +33,20 @@ weights themselves moved WeCheck's scores by up to 0.39 on 60 FRANK rows, quanti
 warm-up model by 2e-5 (the drift rule of :mod:`tfc.runs.release_drift`). :func:`materialize` adds the base back
 in float32.
 
+**Group-wise deltas.** With ``group_size=G`` as well (scheme ``int8-delta-group<G>-absmax``,
+:data:`GROUP_DELTA_SCHEME`), each row of a delta is quantised in runs of ``G`` columns, each on its own step: the
+row's float32 scale times a float16 factor in (0, 1] per group (``<key>.gscale``, the group's absmax over the
+row's), so one large column no longer coarsens the step of the whole row; and every matrix of at most
+:data:`SMALL_MATRIX` elements is kept in float32 (a task head such as a QA reader's ``qa_outputs``, which has no
+base to take a difference from, and the two-row token-type embeddings, whose error is added to every token). On
+the QA reader (``tfc/qa-minilm-shared-emb``) the per-row deltas moved the span margins its answers hang on enough
+to flip an extractive answer on PAWS; G = 16 costs 1.3 MB more (2 bytes per 16 weights), cuts the matrices'
+reconstruction error by 41% and the error of those margins by 58%. Packed so, the reader kept PAWS's answers and
+every AUC, but flipped one answer on SummEval (a score moved by 0.043) and one on QAGS-XSum (0.029): a few of its
+answers hang on margins of thousandths of a logit, which any int8 error in the weight budget can cross, so it
+still ships per row. :func:`scheme_group_size` reads ``G`` back from the scheme name; a release packed per row
+(``int8-delta-per-row-absmax``, the WeCheck and QA releases) reads as before.
+
 Why by hand: torch's dynamic quantisation works on modules at run time and saves pickles; the format here
 must be a plain, pickle-free file that loads into a normal HF model, so the (small) arithmetic is written
 out.
@@ -48,6 +62,8 @@ from tfc import config
 
 SCHEME = "int8-weight-only-per-row-absmax-v1"
 DELTA_SCHEME = "int8-delta-per-row-absmax"   # int8 differences from a shared base's matrices, 1-D tensors in fp32
+GROUP_DELTA_SCHEME = "int8-delta-group{g}-absmax"   # the same, one scale per {g} columns of a row, small matrices fp32
+SMALL_MATRIX = 65536    # the group-wise scheme keeps a matrix of at most this many elements in float32
 WEIGHTS = "weights.int8.safetensors"
 MANIFEST = "MANIFEST.sha256"
 META = "release.json"
@@ -83,21 +99,74 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def quantize_state(state: dict, vectors_fp32: bool = False) -> dict:
-    """``{key: tensor}`` -> the release's tensors (see the module doc); ``vectors_fp32``: the floating tensors
-    that are not matrices in float32 (``<key>.f32``) rather than float16."""
+def group_scheme(group_size: int) -> str:
+    """The name of the group-wise delta scheme with ``group_size`` columns per scale (see the module doc)."""
+    return GROUP_DELTA_SCHEME.format(g=int(group_size))
+
+
+def scheme_group_size(scheme: str) -> int | None:
+    """The group size a scheme name carries (``int8-delta-group64-absmax`` -> 64); None for the per-row schemes."""
+    head, tail = GROUP_DELTA_SCHEME.split("{g}")
+    if scheme.startswith(head) and scheme.endswith(tail) and scheme[len(head):len(scheme) - len(tail)].isdigit():
+        return int(scheme[len(head):len(scheme) - len(tail)])
+    return None
+
+
+def _groups(w, group_size: int):
+    """``w`` (rows x cols) as (rows, groups, group_size), the last group padded with zeros."""
     import torch
 
+    pad = -w.shape[1] % group_size
+    if pad:
+        w = torch.cat([w, w.new_zeros(w.shape[0], pad)], dim=1)
+    return w.reshape(w.shape[0], -1, group_size)
+
+
+def quantize_matrix(w, group_size: int | None = None) -> dict:
+    """One matrix as int8 (``q``) and its per-row scale (``scale``, float32, ``max|row| / 127``); with ``group_size``
+    also a per-group factor (``gscale``, float16 in (0, 1]: the group's absmax over its row's), so that each run of
+    ``group_size`` columns of a row is quantised on its own step ``scale * gscale``. The factor is rounded to float16
+    before quantising, so the reader's arithmetic is the writer's; it is at most 1, so no weight's error exceeds half
+    its row's step."""
+    import torch
+
+    w = w.float()
+    scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-12)
+    if not group_size:
+        q = torch.round(w / scale[:, None]).clamp(-127, 127)
+        return {"q": q.to(torch.int8).contiguous(), "scale": scale.contiguous()}
+    g = _groups(w, group_size)
+    factor = (g.abs().amax(dim=2) / 127.0 / scale[:, None]).clamp(max=1.0).to(torch.float16)
+    step = scale[:, None, None] * factor.float().clamp(min=2.0 ** -24)[:, :, None]
+    q = torch.round(g / step).clamp(-127, 127).reshape(w.shape[0], -1)[:, :w.shape[1]]
+    return {"q": q.to(torch.int8).contiguous(), "scale": scale.contiguous(), "gscale": factor.contiguous()}
+
+
+def dequantize_matrix(q, scale, gscale=None, group_size: int | None = None):
+    """The inverse of :func:`quantize_matrix` (float32)."""
+    if gscale is None:
+        return q.float() * scale.float()[:, None]
+    if not group_size:
+        raise ReleaseError("a group-wise quantised matrix needs its group size (the release's scheme)")
+    step = scale.float()[:, None, None] * gscale.float().clamp(min=2.0 ** -24)[:, :, None]
+    return (_groups(q.float(), group_size) * step).reshape(q.shape[0], -1)[:, :q.shape[1]].contiguous()
+
+
+def quantize_state(state: dict, vectors_fp32: bool = False, group_size: int | None = None) -> dict:
+    """``{key: tensor}`` -> the release's tensors (see the module doc); ``vectors_fp32``: the floating tensors
+    that are not matrices in float32 (``<key>.f32``) rather than float16; ``group_size`` (the group-wise delta
+    scheme, which implies ``vectors_fp32``): matrices quantised per group of columns, and every matrix of at most
+    :data:`SMALL_MATRIX` elements (a task head, the token-type embeddings) kept in float32."""
+    import torch
+
+    vectors_fp32 = vectors_fp32 or bool(group_size)
     out = {}
     for k, v in state.items():
         v = v.detach().cpu()
-        if vectors_fp32 and v.is_floating_point() and v.dim() != 2:
+        if v.is_floating_point() and (vectors_fp32 and v.dim() != 2 or group_size and v.numel() <= SMALL_MATRIX):
             out[f"{k}.f32"] = v.float().contiguous()
         elif v.is_floating_point() and v.dim() == 2:
-            w = v.float()
-            scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-12)
-            out[f"{k}.q"] = torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8).contiguous()
-            out[f"{k}.scale"] = scale.contiguous()
+            out.update({f"{k}.{part}": t for part, t in quantize_matrix(v, group_size).items()})
         elif v.is_floating_point():
             out[f"{k}.f16"] = v.to(torch.float16).contiguous()
         else:
@@ -105,14 +174,14 @@ def quantize_state(state: dict, vectors_fp32: bool = False) -> dict:
     return out
 
 
-def dequantize_state(tensors: dict) -> dict:
-    """The inverse of :func:`quantize_state` (float32)."""
+def dequantize_state(tensors: dict, group_size: int | None = None) -> dict:
+    """The inverse of :func:`quantize_state` (float32); ``group_size``: that of a group-wise release."""
     out = {}
     for k, v in tensors.items():
         if k.endswith(".q"):
             base = k[:-2]
-            out[base] = v.float() * tensors[f"{base}.scale"].float()[:, None]
-        elif k.endswith(".scale"):
+            out[base] = dequantize_matrix(v, tensors[f"{base}.scale"], tensors.get(f"{base}.gscale"), group_size)
+        elif k.endswith(".scale") or k.endswith(".gscale"):
             continue
         elif k.endswith(".f16") or k.endswith(".f32"):
             out[k[:-4]] = v.float()
@@ -226,14 +295,18 @@ def _restore_shared(state: dict, shared: dict, resolver=None, deltas: dict | Non
     return state
 
 
-def pack(ckpt_dir, name: str, out_root=None, share_with: str | None = None, resolver=None, delta: bool = False) -> Path:
+def pack(ckpt_dir, name: str, out_root=None, share_with: str | None = None, resolver=None, delta: bool = False,
+         group_size: int | None = None) -> Path:
     """Write the release of checkpoint ``ckpt_dir`` as ``<out_root>/<name>/`` (default results/release); with
     ``share_with``, without the tensors that base holds, and with ``delta`` the other matrices as differences
-    from the base's (see the module doc)."""
+    from the base's, quantised per row or, with ``group_size``, per group of that many columns (see the module
+    doc)."""
     from safetensors.torch import load_file, save_file
 
     from tfc.models.identity import content_hash
 
+    if group_size is not None and (not delta or int(group_size) < 1):
+        raise ReleaseError("a group size applies to a delta release (delta=True), and is a positive number of columns")
     ckpt_dir = Path(ckpt_dir)
     out = Path(out_root) / name if out_root else release_dir(name)
     tmp = out.with_name(out.name + ".tmp")
@@ -243,8 +316,9 @@ def pack(ckpt_dir, name: str, out_root=None, share_with: str | None = None, reso
     if (ckpt_dir / HEADS_FILE).is_file():
         state.update({f"heads.{k}": v for k, v in load_file(str(ckpt_dir / HEADS_FILE)).items()})
     state, shared, deltas = split_shared(state, share_with, resolver, delta=delta)
-    scheme = DELTA_SCHEME if delta else SCHEME
-    save_file(quantize_state(state, vectors_fp32=delta), str(tmp / WEIGHTS), metadata={"format": "pt", "scheme": scheme})
+    scheme = (group_scheme(group_size) if group_size else DELTA_SCHEME) if delta else SCHEME
+    save_file(quantize_state(state, vectors_fp32=delta, group_size=group_size), str(tmp / WEIGHTS),
+              metadata={"format": "pt", "scheme": scheme})
     for f in sorted(ckpt_dir.iterdir()):
         if f.is_file() and (f.suffix in (".json", ".txt") or f.name.startswith("tokenizer")) \
                 and f.name not in ("training_summary.json", "eval_results.json", "identity.json"):
@@ -341,8 +415,8 @@ def materialize(name: str, target=None, root=None, folder=None, resolver=None) -
         shutil.rmtree(target, ignore_errors=True)
         tmp.replace(target)
         return target
-    state = dequantize_state(load_file(str(folder / WEIGHTS)))
     meta = json.loads((folder / META).read_text())
+    state = dequantize_state(load_file(str(folder / WEIGHTS)), group_size=scheme_group_size(meta.get("scheme", "")))
     state = _restore_shared(state, meta.get("shared") or {}, resolver, meta.get("delta") or {})
     heads = {k[len("heads."):]: v.contiguous() for k, v in state.items() if k.startswith("heads.")}
     model = {k: v.contiguous() for k, v in state.items() if not k.startswith("heads.")}
