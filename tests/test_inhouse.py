@@ -269,6 +269,7 @@ def test_significance_vs_lexical_on_toy_sets(toy_data, tiny3):
     m = {"tiny": scorers.get("alignscore", preset="as-published", checkpoint=tiny3)}
     sig = C.significance_vs_lexical(m, baselines=("f1", "rougeL"), datasets=["toya", "toyb"], n=50)
     assert list(sig["baseline"]) == ["f1", "rougeL"] and (sig["n_examples"] == 6).all()
+    assert (sig["n_resamples"] == 80).all()          # 2 comparisons: at least 2 * 2 / 0.05 resamples, not 50
     assert set(sig["verdict"]) <= {"better", "worse", "no significant difference"}
     assert (sig["p_holm"] >= sig["p_value"]).all()
 
@@ -522,3 +523,9 @@ def test_a_new_recipe_is_picked_up_without_code(tmp_path, monkeypatch):
                                              "retrain": "sentence", "note": "q"}}
     assert [(t["variant"], t["scorer"]) for t in M.tried_variants()] == [("new", M.sent_reading("tfc/sent-new"))]
     assert M.sentence_models("shipped") == [] and M.alignscore_model() is None
+
+
+def test_enough_resamples_for_a_holm_adjusted_p_to_reach_alpha():
+    assert C.resamples_for(54, 1000) == 2160 and 54 / (2160 + 1) < 0.05 / 2
+    assert C.resamples_for(6, 1000) == 1000            # 1,000 already resolve 6 comparisons
+    assert C.resamples_for(1, 50, alpha=0.01) == 200

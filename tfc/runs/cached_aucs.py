@@ -70,11 +70,20 @@ def full_set_aucs(models: dict, datasets=None, n: int = 1000, seed: int = 0) -> 
     return pd.DataFrame(rows)
 
 
+def resamples_for(n_tests: int, n: int, alpha: float = 0.05) -> int:
+    """At least ``n`` bootstrap resamples, and enough that the smallest p-value a bootstrap can give,
+    1 / (resamples + 1), stays below ``alpha`` / 2 once Holm-adjusted over ``n_tests`` comparisons. Without this
+    floor a table of 54 comparisons on 1,000 resamples could never call a difference significant (its smallest
+    adjusted p-value is 54 / 1,001 = 0.054), however wide the gap."""
+    return max(int(n), int(np.ceil(2 * n_tests / alpha)))
+
+
 def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), datasets=None, n: int = 1000,
                             seed: int = 0, sample=None, alpha: float = 0.05) -> pd.DataFrame:
     """Paired bootstrap (within each dataset) of mean-AUC differences over the TRUE sets, each in-house
     model vs each lexical baseline, all metrics on one set of resamples
-    (:func:`tfc.meta.bootstrap_mean_aucs`); p-values Holm-adjusted over the table. Only examples every
+    (:func:`tfc.meta.bootstrap_mean_aucs`); p-values Holm-adjusted over the table, on at least ``n`` resamples
+    (more where the table's size needs them: :func:`resamples_for`; ``n_resamples`` says how many). Only examples every
     metric scored are used (``n_examples``); a model with no scores on some dataset is left out; a dataset
     whose usable rows hold one class only is left out of the mean and listed in ``datasets_skipped``."""
     from tfc import scorers
@@ -106,6 +115,7 @@ def significance_vs_lexical(models: dict, baselines=("f1", "rougeL", "bleu4"), d
     datasets = [ds for ds in datasets if ds not in skipped]
     if not datasets:
         return pd.DataFrame()
+    n = resamples_for(len(usable) * len(base), n, alpha)
     boot, names, per = bootstrap_mean_aucs(groups, n=n, seed=seed)
     mean = {k: float(np.mean([per[ds][k] for ds in datasets])) for k in names}
     rows = []
