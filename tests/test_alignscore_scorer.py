@@ -342,3 +342,7 @@ def test_truncation_rule_cuts_the_context_only(tiny3):
     assert len(both) == 32
     with pytest.raises(ValueError, match="truncation"):
         m._truncated(ctx, claim, "only_second")
+    # many pairs in one call: each as if cut alone, the refused one falling back on its own
+    pairs = [(ctx, claim), ("A cat.", " ".join([claim] * 20)), (ctx, "Dog.")]
+    many = m._truncated_many([p for p, _ in pairs], [h for _, h in pairs], "only_first")["input_ids"]
+    assert many == [m._truncated(p, h, "only_first")["input_ids"] for p, h in pairs]

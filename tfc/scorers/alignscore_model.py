@@ -109,6 +109,11 @@ def truncation_rule(split: str) -> str:
     return "only_first" if split == "groups" else "longest_first"
 
 
+def _check_truncation(truncation: str) -> None:
+    if truncation not in ("only_first", "longest_first"):
+        raise ValueError(f"truncation must be 'only_first' or 'longest_first'; got {truncation!r}")
+
+
 def _split_many(texts, splitter):
     try:
         from tfc.text.sentences import split_many
@@ -215,10 +220,11 @@ class AlignScoreModel:
         enc = {k: list(v) for k, v in enc.items() if k in keep}
         truncated = np.array([len(x) > self.max_length for x in enc["input_ids"]], dtype=bool)
         over = np.flatnonzero(truncated)
-        for i in over:
-            fix = self._truncated(a[i], b[i], truncation)
+        if len(over):
+            fix = self._truncated_many([a[i] for i in over], [b[i] for i in over], truncation)
             for k in enc:
-                enc[k][i] = fix[k]
+                for j, i in enumerate(over):
+                    enc[k][i] = fix[k][j]
         groups = self.batches([len(x) for x in enc["input_ids"]], batch_size)
         chunks = {h: [] for h in out}
         if progress:
@@ -242,11 +248,21 @@ class AlignScoreModel:
         inv[np.asarray(order)] = np.arange(n)
         return {**{h: torch.cat(v).cpu().numpy()[inv] for h, v in chunks.items() if v}, "truncated": truncated}
 
+    def _truncated_many(self, a: list[str], b: list[str], truncation: str) -> dict:
+        """Pairs cut to ``max_length`` by ``truncation`` in one tokenizer call; when the tokenizer refuses an
+        ``only_first`` cut (a second text that alone does not fit), each pair is cut on its own
+        (:meth:`_truncated`), so only the refused pairs fall back and no pair depends on its neighbours."""
+        _check_truncation(truncation)
+        try:
+            return self.tokenizer(a, b, truncation=truncation, max_length=self.max_length)
+        except Exception:  # noqa: BLE001 - the fast tokenizer raises a plain Exception for an impossible cut
+            one = [self._truncated(x, y, truncation) for x, y in zip(a, b)]
+            return {k: [o[k] for o in one] for k in one[0]}
+
     def _truncated(self, a: str, b: str, truncation: str) -> dict:
         """One pair cut to ``max_length`` by ``truncation``; ``only_first`` falls back to ``longest_first`` when
         the second text alone does not fit (the tokenizer refuses)."""
-        if truncation not in ("only_first", "longest_first"):
-            raise ValueError(f"truncation must be 'only_first' or 'longest_first'; got {truncation!r}")
+        _check_truncation(truncation)
         try:
             return self.tokenizer(a, b, truncation=truncation, max_length=self.max_length)
         except Exception:  # noqa: BLE001 - the fast tokenizer raises a plain Exception for an impossible cut

@@ -57,15 +57,14 @@ def _units(texts: list[str], gran: str, splitter: str) -> list[list[str]]:
     if gran == "paragraph":
         return [[p.strip() for p in t.split("\n\n") if p.strip()] or [t] for t in texts]
     sents = split_many(texts, splitter)
-    if resolve_splitter(splitter).endswith(DROP_SHORT):
-        texts = [None] * len(texts)
+    fallback = not resolve_splitter(splitter).endswith(DROP_SHORT)   # a text without sentences is one unit
     if gran == "sentence":
         units = sents
     elif gran == "window12":
         units = [s + [" ".join(s[i:i + 2]) for i in range(len(s) - 1)] for s in sents]
     else:
         units = [[" ".join(s[i:i + 2]) for i in range(0, len(s), 2)] for s in sents]
-    return [u or ([t] if t is not None else []) for u, t in zip(units, texts)]
+    return [u or ([t] if fallback else []) for u, t in zip(units, texts)]
 
 
 @dataclass(frozen=True)
