@@ -2,12 +2,14 @@
 
 An agreement test and a speed comparison (not a unit test: it needs the peer venv). Each tfc side is the
 scorer's ``as-published`` preset, which should compute what the peer computes: the largest |score difference|
-is held to :data:`AGREEMENT` (1e-4 for SummaC-ZS and AlignScore; r = 1.0000 for BERTScore). tfc's own readings
+is held to :data:`AGREEMENT` (1e-4 for SummaC-ZS, SummaC-Conv and AlignScore; r = 1.0000 for BERTScore). tfc's own readings
 are compared with the peer as well (``agreement_tfc_reading``: SummaC-ZS's per-cell reduction, AlignScore's
 greedy chunks), to show what they change. Three comparisons, interleaved round by round (tfc, peer, tfc,
 peer, ...) so that a change in the machine's load hits both sides alike:
 
 * ``summac``: tfc ``summac-zs`` vs ``summac==0.0.4`` ``SummaCZS(granularity="sentence")`` (peer venv);
+* ``summac-conv``: tfc ``summac-conv`` (the shipped package head) vs ``summac==0.0.4`` ``SummaCConv`` given the same
+  head as its ``start_file`` (peer venv);
 * ``bert-score``: tfc ``bertscore`` vs ``bert_score.score`` (peer venv; the documented call, which loads
   the model on every call);
 * ``alignscore``: tfc ``alignscore`` vs the AlignScore per-example reference loop
@@ -26,7 +28,7 @@ The sample: ``--n`` pairs stratified over TRUE's nine text sets (``--seed``). Th
 seconds / tfc seconds (median over ``--rounds``); agreement is Pearson's r and the largest absolute
 difference between the two sides' scores.
 
-    .venv/bin/python benchmarks/bench_peers.py [--n 45] [--rounds 2] [--threads 1] [--peers summac bert-score alignscore]
+    .venv/bin/python benchmarks/bench_peers.py [--n 45] [--rounds 2] [--threads 1] [--peers summac summac-conv bert-score alignscore]
 
 Writes ``benchmarks/results/bench_peers.json`` and ``bench_peers.md``.
 """
@@ -48,11 +50,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 HERE = Path(__file__).resolve().parent
 # minimum peer/tfc speed ratios: at the peer's precision, and with tfc's fast preset (bf16, same checkpoint)
-TARGETS = {"summac": 3.0, "bert-score": 1.0, "alignscore": 5.0, "alignscore/fast": 3.0}
+TARGETS = {"summac": 3.0, "summac-conv": 3.0, "bert-score": 1.0, "alignscore": 5.0, "alignscore/fast": 3.0}
 GPU_TARGETS = {"alignscore": 10.0, "alignscore/fast": 10.0}   # on a GPU: >= 10x the loop
 # agreement of the as-published side with the peer: (measure, bound); the fast preset (bf16) is not held to one
-AGREEMENT = {"summac": ("max_abs_diff", 1e-4), "alignscore": ("max_abs_diff", 1e-4), "bert-score": ("pearson", 1.0)}
-ORDER = ["summac", "bert-score", "alignscore", "alignscore/fast"]
+AGREEMENT = {"summac": ("max_abs_diff", 1e-4), "summac-conv": ("max_abs_diff", 1e-4), "alignscore": ("max_abs_diff", 1e-4), "bert-score": ("pearson", 1.0)}
+ORDER = ["summac", "summac-conv", "bert-score", "alignscore", "alignscore/fast"]
 
 
 def machine() -> dict:
@@ -66,7 +68,11 @@ def machine() -> dict:
         pass
     import torch
 
+    from tfc.models import bf16_native
+
+    # the CPU's vector capability and native bf16 decide the fast preset's speed (bf16 is emulated on AVX2)
     return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(), "bf16_native": bf16_native(),
             "python": platform.python_version(), "torch": torch.__version__,
             "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
 
@@ -93,6 +99,18 @@ def run_peer(venv: Path, cfg: dict) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"peer {cfg['peer']} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def conv_start_file(scorer) -> dict:
+    """The scorer's package head saved as the package saves one (a state-dict file), for the peer's start_file."""
+    import torch
+
+    scorer.load()
+    if scorer.head_kind != "package":
+        sys.exit("the summac-conv comparison needs a package head (conv_checkpoint)")
+    path = Path(tempfile.mkdtemp()) / "head.bin"
+    torch.save(scorer.head.state_dict(), path)
+    return {"start_file": str(path), "bins": scorer.head_meta["bins"]}
 
 
 def agreement(a, b) -> dict:
@@ -122,7 +140,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--peers", nargs="+", default=["summac", "bert-score", "alignscore"])
+    ap.add_argument("--peers", nargs="+", default=["summac", "summac-conv", "bert-score", "alignscore"])
     ap.add_argument("--nli-checkpoint", default=None, help="default: the shipped NLI model (tfc.scorers.SHIPPED_NLI)")
     ap.add_argument("--align-checkpoint", default=None, help="default: the shipped NLI model, read by its 3-way head")
     ap.add_argument("--peer-venv", default=os.environ.get("TFC_PEER_VENV", str(Path.home() / ".cache/tfc/peer-venv")))
@@ -149,7 +167,7 @@ def main(argv=None):
 
     args.nli_checkpoint = args.nli_checkpoint or S.SHIPPED_NLI
     venv = Path(args.peer_venv)
-    if {"summac", "bert-score"} & set(args.peers) and not (venv / "bin" / "python").exists():
+    if {"summac", "summac-conv", "bert-score"} & set(args.peers) and not (venv / "bin" / "python").exists():
         sys.exit(f"peer venv not found at {venv}; run benchmarks/peers/setup.sh first")
     if args.dump_pairs:
         df = sample(args.n, args.seed)
@@ -180,7 +198,7 @@ def main(argv=None):
     sents, split_s = timed(lambda: split_many(g + h))
     splits = dict(zip(g + h, sents))
     # the NLI checkpoint serves the SummaC comparison only (an AlignScore-only run does not need it trained)
-    nli_dir = models.resolve(args.nli_checkpoint) if "summac" in args.peers else None
+    nli_dir = models.resolve(args.nli_checkpoint) if {"summac", "summac-conv"} & set(args.peers) else None
     align_ckpt = args.align_checkpoint or S.SHIPPED_NLI
     labels = models.label_names(json.load(open(Path(nli_dir) / "config.json"))["id2label"]) if nli_dir else None
 
@@ -188,6 +206,9 @@ def main(argv=None):
     sides = {}
     if "summac" in args.peers:
         sides["summac"] = S.get("summac-zs", preset="as-published", checkpoint=args.nli_checkpoint, device="cpu")
+    if "summac-conv" in args.peers:
+        sides["summac-conv"] = S.get("summac-conv", preset="as-published", checkpoint=args.nli_checkpoint, device="cpu")
+        conv_peer = conv_start_file(sides["summac-conv"])
     if "bert-score" in args.peers:
         sides["bert-score"] = S.get("bertscore", preset="as-published", long_grounding="truncate", device="cpu")
         sides["bert-score/chunk"] = S.get("bertscore", preset="as-published", device="cpu")
@@ -231,6 +252,14 @@ def main(argv=None):
             if name == "summac":
                 out = run_peer(venv, {"peer": "summac", "groundings": g, "generations": h, "checkpoint": nli_dir,
                                       "threads": args.threads, "splits": splits,
+                                      "entailment_idx": labels.index("entailment"),
+                                      "contradiction_idx": labels.index("contradiction")})
+                dt = out.pop("seconds")
+                peer_extra[name] = {k: v for k, v in out.items() if k != "scores"}
+                rec["peer_scores"] = out["scores"]
+            elif name == "summac-conv":
+                out = run_peer(venv, {"peer": "summac-conv", "groundings": g, "generations": h, "checkpoint": nli_dir,
+                                      "threads": args.threads, "splits": splits, **conv_peer,
                                       "entailment_idx": labels.index("entailment"),
                                       "contradiction_idx": labels.index("contradiction")})
                 dt = out.pop("seconds")
@@ -282,6 +311,11 @@ def main(argv=None):
             row["tfc_reading"] = ("preset='improved': every sentence kept, and per generated unit the largest "
                                   "P(e) - P(c) of one grounding unit")
             row["checkpoint"] = args.nli_checkpoint
+        elif name == "summac-conv":
+            row["peer"] = (f"summac==0.0.4 SummaCConv(models=[<our checkpoint>], bins={conv_peer['bins']!r}, "
+                           "nli_labels='e', start_file=<the shipped head>)")
+            row["checkpoint"] = args.nli_checkpoint
+            row["conv_checkpoint"] = sides["summac-conv"].config.conv_checkpoint
         elif name == "bert-score":
             row["peer"] = "bert_score.score(cands, refs, model_type=<MiniLM dir>, num_layers=5)"
             row["tfc_config"] = "long_grounding='truncate' (the library's behaviour, for agreement)"
@@ -338,7 +372,8 @@ def main(argv=None):
                   f"{r.get('agreement_bound', '')} | {'' if 'agrees' not in r else ('yes' if r['agrees'] else 'no')} |")
     m = res["machine"]
     md += ["", f"Device: {args.device}{' (' + str(m['cuda']) + ')' if m.get('cuda') else ''}. "
-               f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, torch {m['torch']}, "
+               f"Machine: {m['cpu']} ({m['cpu_count']} cores; {m.get('cpu_capability')}, native bf16: "
+               f"{m.get('bf16_native')}), {m['platform']}, torch {m['torch']}, "
                f"{args.threads} thread(s). Load average at start {res['loadavg_start']}, at end {res['loadavg_end']}.",
            f"Sample: {len(g)} pairs stratified over TRUE's nine sets (seed {args.seed}); median of {args.rounds} "
            f"interleaved rounds. tfc's sentence splitting inside its timer: {res['split_seconds']} s."]

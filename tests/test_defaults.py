@@ -169,5 +169,6 @@ def test_summac_conv_reads_the_matrices_its_convolution_was_fitted_on():
 
     cfg = S.get("summac-conv").config
     fitted = json.loads((release.release_dir(cfg.conv_checkpoint[4:]) / "summac_conv.json").read_text())["config"]
-    for k in ("checkpoint", "grounding_granularity", "generated_granularity", "score_type", "n_bins", "nli_labels"):
+    for k in ("checkpoint", "grounding_granularity", "generated_granularity", "sentence_splitter", "n_bins",
+              "nli_labels"):
         assert getattr(cfg, k) == fitted[k], k

@@ -73,13 +73,15 @@ def conv(workdir):
     """A SummaC-Conv head with fixed weights, saved the way ``tfc train summac-conv`` saves one."""
     import torch
 
-    from tfc.scorers.summac import SummaCConvConfig, _conv_module
+    from safetensors.torch import save_file
+
+    from tfc.scorers.summac_conv import CONV_WEIGHTS, _conv_module
 
     path = workdir / "conv"
     path.mkdir()
-    cfg = SummaCConvConfig(grounding_granularity=S.get("summac-conv").config.grounding_granularity)   # the default's reading
+    cfg = S.get("summac-conv").config            # the default's reading
     torch.manual_seed(0)
-    torch.save(_conv_module(cfg.n_bins * len(cfg.nli_labels)).state_dict(), path / "conv.pt")
+    save_file(_conv_module(cfg.n_bins * len(cfg.nli_labels)).state_dict(), str(path / CONV_WEIGHTS))
     (path / "summac_conv.json").write_text(json.dumps({"config": cfg.to_dict()}))
     return str(path)
 
@@ -402,7 +404,8 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
     assert t["max_abs_diff"].tolist() == [2.5e-6] and t["agrees"].tolist() == [True]
     cells = bench.peer_agreement_cells(res, t.set_index("comparison"))
     assert cells == {"perf_summac_max_diff": "2.5e-06", "perf_summac_tfc_reading_pearson": "0.9000",
-                     "perf_summac_tfc_reading_max_abs_diff": "0.75", "perf_alignscore_max_diff": "not measured",
+                     "perf_summac_tfc_reading_max_abs_diff": "0.75", "perf_summac_conv_max_diff": "not measured",
+                     "perf_alignscore_max_diff": "not measured",
                      "perf_alignscore_tfc_reading_pearson": "not measured",
                      "perf_alignscore_tfc_reading_max_abs_diff": "not measured"}
 

@@ -191,7 +191,7 @@ def test_summac_zs_matrix_aggregation(tiny):
 
 
 def test_summac_conv_train_and_score(tiny, tmp_path, monkeypatch, data_dir):
-    from tfc.scorers.summac import train_conv
+    from tfc.scorers.summac_conv import train_conv
 
     meta = train_conv(tiny, ["q2"], str(tmp_path / "conv"), sample=16, epochs=5)
     assert meta["n_examples"] == 16 and (tmp_path / "conv" / "conv.safetensors").is_file()
@@ -202,6 +202,31 @@ def test_summac_conv_train_and_score(tiny, tmp_path, monkeypatch, data_dir):
         S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "conv"),
               n_bins=10).score(
             G, H, progress=False)
+
+
+def test_summac_conv_package_head_trains_loads_and_reads_the_authors_file(tiny, tmp_path, data_dir):
+    import torch
+
+    from tfc.scorers.summac_conv import PACKAGE_WEIGHTS, train_package_head
+
+    meta = train_package_head(tiny, ["q2"], str(tmp_path / "pkg"), sample=16, epochs=2)
+    assert meta["head"] == "package" and meta["bins"] == "percentile" and (tmp_path / "pkg" / PACKAGE_WEIGHTS).is_file()
+    s = S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "pkg"))
+    out = s.score(G, H, progress=False)
+    assert ((out > 0) & (out < 1)).all()
+    # the same weights saved as the package saves them (a state-dict .bin, no metadata) score the same
+    from safetensors.torch import load_file
+
+    (tmp_path / "authors").mkdir()
+    torch.save(load_file(str(tmp_path / "pkg" / PACKAGE_WEIGHTS)), tmp_path / "authors" / "summac_conv_vitc_sent_perc_e.bin")
+    same = S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "authors"))
+    assert same.score(G, H, progress=False) == pytest.approx(out, abs=1e-7)
+    with pytest.raises(ValueError, match="granularity"):     # fitted on sentence matrices
+        S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "pkg"),
+              grounding_granularity="window12").score(G, H, progress=False)
+    with pytest.raises(ValueError, match="nli_labels"):     # a 23-wide head cannot read two labels
+        S.get("summac-conv", preset="as-published", checkpoint=tiny, conv_checkpoint=str(tmp_path / "authors"),
+              nli_labels="ec").score(G, H, progress=False)
 
 
 # --- ensemble, imported -------------------------------------------------------------------------
@@ -294,8 +319,15 @@ def test_cli_train_summac_conv_and_models_ls(data_dir, tiny, tmp_path, monkeypat
     assert (tmp_path / "art" / "conv-test" / "summac_conv.json").is_file()
     r = CliRunner().invoke(main, ["models", "ls"])
     assert r.exit_code == 0 and "tfc/conv-test" in r.output
-    r = CliRunner().invoke(main, ["score", "-s", "summac-conv", "-d", "q2", "-c", tiny,
+    # the package's head (the command's default) reads sentence matrices: the as-published configuration's
+    r = CliRunner().invoke(main, ["score", "-s", "summac-conv", "--preset", "as-published", "-d", "q2", "-c", tiny,
                                   "--conv-checkpoint", "tfc/conv-test", "--sample", "6", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["train", "summac-conv", "--head", "tfc", "-c", tiny, "-d", "q2", "--sample", "12",
+                                  "--epochs", "3", "--out", "tfc/conv-tfc"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["score", "-s", "summac-conv", "-d", "q2", "-c", tiny,
+                                  "--conv-checkpoint", "tfc/conv-tfc", "--sample", "6", "--no-progress"])
     assert r.exit_code == 0, r.output
 
 

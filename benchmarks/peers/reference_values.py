@@ -7,6 +7,10 @@ Run in the peer venv (benchmarks/peers/setup.sh), never imported by tfc:
 * SummaC-ZS: ``summac.model_summac.SummaCZS.image2score`` (summac 0.0.4) on a fixed image of 3 grounding
   sentences x 2 generated sentences (labels in the package's order: entailment, contradiction, neutral), with
   ``use_con`` on and off (score_type "e-c" and "e").
+* SummaC-Conv: ``summac.model_summac.SummaCConv.forward`` (its ``compute_histogram``, first-10-rows cut, row
+  layer, mean and 3 -> 2 layer) on fixed images with fixed weights (``percentile`` bins with ``nli_labels="e"``,
+  ``even50`` with ``"ec"``): a 3 x 2 image, a 4 x 12 one (more generated sentences than the 10 rows it reads) and
+  the package's image of an example without sentences (one cell of zeros); then the softmax probability of class 1.
 * AlignScore: ``alignscore.inference.Inferencer.inference_per_example`` (the PyPI fork
   ``alignscore-SpeedOfMagic`` 0.1.4, the same function as yuh-zha/AlignScore's) in ``nli_sp`` mode, on a fixed
   text of 10 sentences and 806 words. Only the function's own code runs: its model is replaced by a lookup that
@@ -34,6 +38,37 @@ def summac_values() -> dict:
         z = SummaCZS(model_name="mnli", granularity="sentence", imager_load_cache=False, device="cpu",
                      use_con=use_con)
         out[name] = float(z.image2score(image))
+    return out
+
+
+def _conv_images() -> list[np.ndarray]:
+    rng = np.random.default_rng(7)
+    small = np.array([[[0.9, 0.5], [0.2, 0.4], [0.1, 0.05]], [[0.1, 0.0], [0.8, 0.6], [0.3, 0.9]],
+                      [[0.0, 0.5], [0.0, 0.0], [0.6, 0.05]]])
+    wide = rng.dirichlet([1.0, 1.0, 1.0], size=(4, 12)).transpose(2, 0, 1)   # (labels, 4 grounding, 12 generated)
+    edge = np.array([[[0.0, 1.0, 0.905]], [[1.0, 0.0, 0.01]], [[0.0, 0.0, 0.085]]]).transpose(0, 2, 1)
+    return [small, np.round(wide, 6), edge, np.zeros((3, 1, 1))]
+
+
+def summac_conv_values() -> dict:
+    import torch
+    from summac.model_summac import SummaCConv
+
+    images = _conv_images()
+    out = {"images_e_c_n": [im.tolist() for im in images], "heads": []}
+    for bins, labels in (("percentile", "e"), ("even50", "ec")):
+        model = SummaCConv(models=["mnli"], bins=bins, nli_labels=labels, device="cpu", imager_load_cache=False)
+        width = model.mlp.weight.shape[1]
+        with torch.no_grad():   # fixed weights, nothing learned
+            model.mlp.weight.copy_(torch.linspace(-1.0, 1.5, width).reshape(1, width))
+            model.mlp.bias.fill_(-0.2)
+            model.layer_final.weight.copy_(torch.tensor([[0.3, -0.1, 0.2], [-0.4, 0.5, 0.25]]))
+            model.layer_final.bias.copy_(torch.tensor([0.05, -0.1]))
+            logits, histograms, _ = model.forward(None, None, images=images)
+            scores = torch.softmax(logits, dim=-1)[:, 1].tolist()
+        out["heads"].append({"bins": bins, "nli_labels": labels,
+                             "state": {k: v.tolist() for k, v in model.state_dict().items()},
+                             "histograms": [h.tolist() for h in histograms], "scores": scores})
     return out
 
 
@@ -83,6 +118,7 @@ def main():
 
     out = {"command": "~/.cache/tfc/peer-venv/bin/python benchmarks/peers/reference_values.py",
            "summac": {"package": f"summac {version('summac')}", **summac_values()},
+           "summac_conv": {"package": f"summac {version('summac')}", **summac_conv_values()},
            "alignscore": {"package": f"alignscore-SpeedOfMagic {version('alignscore-SpeedOfMagic')}",
                           **alignscore_values()}}
     print(json.dumps(out, indent=1))

@@ -12,6 +12,9 @@ the timed seconds and the peer's versions.
   drops sentences of 10 characters or fewer, as its own ``split_sentences`` does (``keep_short=True``
   returns tfc's sentences as they are, for tfc's reading that keeps them).
   ``max_doc_sents`` is raised from 100 to 10,000 so both sides score the same pairs.
+* ``summac-conv``: ``summac.model_summac.SummaCConv(models=[<our checkpoint>], bins=..., nli_labels="e",
+  start_file=<the head's weights as a state-dict file>)``, ``score`` as published, with the same sentence
+  splitting as ``summac`` above.
 * ``bert-score``: ``bert_score.score(cands, refs, model_type=<dir>, num_layers=...)``, the library's
   documented call, which loads the model on every call; also timed: a ``BERTScorer`` object built
   once (``bert_score_object_seconds``) for a like-for-like comparison.
@@ -22,14 +25,10 @@ import sys
 import time
 
 
-def summac(cfg):
-    import torch
-    from summac import model_summac as M
-
-    ent = cfg["entailment_idx"]
-    con = cfg["contradiction_idx"]
-    M.model_map["tfc-checkpoint"] = {"model_card": cfg["checkpoint"], "entailment_idx": ent,
-                                     "contradiction_idx": con}
+def _register(M, cfg):
+    """Our checkpoint in the package's ``model_map``, and its sentence splitter replaced by tfc's sentences."""
+    M.model_map["tfc-checkpoint"] = {"model_card": cfg["checkpoint"], "entailment_idx": cfg["entailment_idx"],
+                                     "contradiction_idx": cfg["contradiction_idx"]}
     splits = cfg["splits"]
     keep_short = cfg.get("keep_short", False)
 
@@ -38,6 +37,30 @@ def summac(cfg):
         return sents if keep_short else [s for s in sents if len(s) > 10]
 
     M.SummaCImager.split_sentences = split_sentences
+
+
+def summac_conv(cfg):
+    import torch
+    from summac import model_summac as M
+
+    _register(M, cfg)
+    model = M.SummaCConv(models=["tfc-checkpoint"], bins=cfg["bins"], nli_labels="e", granularity="sentence",
+                         device="cpu", imager_load_cache=False, max_doc_sents=10_000, start_file=cfg["start_file"])
+    g, h = cfg["groundings"], cfg["generations"]
+    model.imagers[0].load_nli()
+    model.score(g[:2], h[:2])                                 # warm-up, as for tfc
+    model.imagers[0].cache = {}
+    t0 = time.perf_counter()
+    out = model.score(g, h)
+    dt = time.perf_counter() - t0
+    return {"scores": [float(x) for x in out["scores"]], "seconds": dt, "torch_threads": torch.get_num_threads()}
+
+
+def summac(cfg):
+    import torch
+    from summac import model_summac as M
+
+    _register(M, cfg)
     model = M.SummaCZS(granularity="sentence", model_name="tfc-checkpoint", device="cpu",
                        imager_load_cache=False, max_doc_sents=10_000)
     g, h = cfg["groundings"], cfg["generations"]
@@ -81,7 +104,7 @@ def main():
 
     if cfg.get("threads"):
         torch.set_num_threads(int(cfg["threads"]))
-    res = {"summac": summac, "bert-score": bertscore}[cfg["peer"]](cfg)
+    res = {"summac": summac, "summac-conv": summac_conv, "bert-score": bertscore}[cfg["peer"]](cfg)
     from importlib import metadata
 
     res["versions"] = {d: metadata.version(d) for d in ("summac", "bert-score", "torch", "transformers")}

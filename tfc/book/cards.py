@@ -351,6 +351,24 @@ def readings(ctx: Context, arg: str) -> str:
     return f"{where}\n\n{md_table(sets)}\n\n{table}\n\n{margin}"
 
 
+def conv_heads(ctx: Context, arg: str) -> str:
+    """SummaC-Conv's shipped heads (tfc.runs.conv.HEADS): what each reads and its AUC on held-out dev frames."""
+    from tfc.runs import conv
+
+    rows = []
+    for kind, spec in conv.HEADS.items():
+        path = config.model_records_dir() / spec["name"] / "training_summary.json"
+        if not path.is_file():
+            continue
+        rec = json.loads(path.read_text())
+        c = rec["config"]
+        rows.append({"head": kind, "release": f"tfc/{spec['name']}", "matrices": f"{c['grounding_granularity']} x "
+                     f"{c['generated_granularity']}, {c['sentence_splitter']} sentences",
+                     "fitted on (rows)": rec["n_examples"], **rec["dev_auc"],
+                     "mean dev AUC": round(float(np.mean(list(rec["dev_auc"].values()))), 2)})
+    return md_table(pd.DataFrame(rows), code=("release",)) if rows else NOT_RECORDED
+
+
 def _sweep_paths() -> dict:
     from tfc.runs import qgqa
 
@@ -520,7 +538,7 @@ HANDLERS = {
     "cfg": lambda ctx, arg: config_value(arg, "default"), "pub": lambda ctx, arg: config_value(arg, "as-published"),
     "improved": lambda ctx, arg: config_value(arg, "improved"),
     "const": constant, "defaults": defaults, "config": config_fields, "records": records, "drift": drift,
-    "readings": readings,
+    "readings": readings, "conv_heads": conv_heads,
     "sweep": sweep, "papers_summary": papers_summary, "papers_cells": papers_cells, "ledger_source": ledger_source,
     "citation": citation,
 }

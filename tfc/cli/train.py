@@ -22,26 +22,34 @@ def train():
 @click.option("--split", default=None)
 @click.option("--sample", type=int, default=None)
 @click.option("--seed", type=int, default=0)
-@click.option("--epochs", type=int, default=200)
+@click.option("--head", type=click.Choice(["package", "tfc"]), default="package", show_default=True,
+              help="the package's head (as published: percentile-bin counts, its training loop) or tfc's convolution")
+@click.option("--epochs", type=int, default=None, help="default: 5 for the package's head (its loop), 200 for tfc's")
 @click.option("--lr", type=float, default=1e-2)
 @click.option("--out", default="tfc/summac-conv", show_default=True, help="output dir or tfc/<name>")
 @click.option("--label-names", default=None, help="comma-separated label order override")
 @click.option("--grounding-granularity", default=None,
-              help="the reading of the grounding (default: the one `summac-conv`'s default configuration reads, so "
-                   "`tfc score -s summac-conv --conv-checkpoint OUT` scores with it; 'sentence' as published)")
+              help="the reading of the grounding (default: 'sentence' for the package's head, as published; for "
+                   "tfc's, the one `summac-conv`'s default configuration reads)")
 @click.option("--device", default=None)
-def summac_conv(checkpoint, datasets, split, sample, seed, epochs, lr, out, label_names, grounding_granularity,
+def summac_conv(checkpoint, datasets, split, sample, seed, head, epochs, lr, out, label_names, grounding_granularity,
                 device):
-    """Train SummaC-Conv's 1-D convolution on NLI-matrix histograms of labelled examples."""
+    """Train a SummaC-Conv head on NLI-matrix histograms of labelled examples; score with it by passing
+    ``--conv-checkpoint OUT`` (and, for tfc's head, the same reading)."""
     from tfc.scorers import DEFAULTS
-    from tfc.scorers.summac import train_conv
+    from tfc.scorers.summac_conv import train_conv, train_package_head
 
-    kw = {"device": device, "grounding_granularity": grounding_granularity
-          or DEFAULTS["summac-conv"].get("grounding_granularity", "sentence")}
+    if head == "package":
+        kw = {"grounding_granularity": grounding_granularity or "sentence"}
+    else:
+        kw = {"grounding_granularity": grounding_granularity or DEFAULTS["summac-conv"]["grounding_granularity"],
+              "sentence_splitter": DEFAULTS["summac-conv"]["sentence_splitter"]}
+    kw["device"] = device
     if label_names:
         kw["label_names"] = tuple(x.strip() for x in label_names.split(","))
-    meta = train_conv(checkpoint, list(datasets), out, split=split, sample=sample, seed=seed, epochs=epochs,
-                      lr=lr, **kw)
+    trainer = train_package_head if head == "package" else train_conv
+    meta = trainer(checkpoint, list(datasets), out, split=split, sample=sample, seed=seed,
+                   epochs=epochs or (5 if head == "package" else 200), lr=lr, **kw)
     click.echo(json.dumps({k: meta[k] for k in ("n_examples", "final_loss", "train_auc")}, indent=1))
     click.echo(f"saved to {out}")
 
@@ -208,13 +216,15 @@ def ensemble_reference_cmd(members, rows, name, reuse):
 
 @click.command("conv-release")
 @click.option("--checkpoint", default=None, help="the sentence model (default: the shipped one)")
-@click.option("--name", default="summac-conv-minilm", show_default=True, help="release folder under results/release")
-def conv_release_cmd(checkpoint, name):
-    """Fit SummaC-Conv's convolution on training-side dev pairs at the reading chosen for SummaC-ZS, measure it on
-    held-out dev pairs, and ship it as results/release/<name> with its record."""
+@click.option("--head", type=click.Choice(["tfc", "package"]), default="tfc", show_default=True,
+              help="tfc's head (results/release/summac-conv-minilm) or the package's (summac-conv-package-minilm)")
+def conv_release_cmd(checkpoint, head):
+    """Fit a SummaC-Conv head on training-side dev pairs (tfc's at the reading chosen for SummaC-ZS; the package's
+    on sentence matrices, as published), measure it on held-out dev pairs, and ship it under results/release with
+    its record."""
     from tfc.runs import conv
 
-    meta = conv.run(checkpoint, name)
+    meta = conv.run(checkpoint, head)
     click.echo(json.dumps({k: meta[k] for k in ("n_examples", "train_auc", "dev_auc")}, indent=1))
 
 

@@ -43,7 +43,7 @@ _REGISTRY: dict[str, tuple[str, dict]] = {
     "bertscore": ("tfc.scorers.bertscore:BERTScore", {}),
     "nli": ("tfc.scorers.nli:NLIScorer", {}),
     "summac-zs": ("tfc.scorers.summac:SummaCZS", {}),
-    "summac-conv": ("tfc.scorers.summac:SummaCConv", {}),
+    "summac-conv": ("tfc.scorers.summac_conv:SummaCConv", {}),
     "ensemble": ("tfc.scorers.ensemble:Ensemble", {}),
     "alignscore": ("tfc.scorers.alignscore:AlignScoreScorer", {}),
     "wecheck": ("tfc.scorers.wecheck:WeCheckScorer", {}),
@@ -61,11 +61,12 @@ DEFAULTS: dict[str, dict] = {
     # (results/models/sent-minilm-v8-int8/readings_dev.json; tests/test_defaults.py holds the two together)
     # Calibration maps (tfc.runs.calibrate) where they lower the dev ECE: not SummaC-Conv's, whose sigmoid output
     # is already fitted with a cross-entropy on training-side pairs (results/models/calibration-*/). SummaC-Conv
-    # reads the matrices at SummaC-ZS's chosen granularity, the one its convolution was fitted on (tfc.runs.conv).
+    # reads the matrices at SummaC-ZS's chosen granularity through tfc's head, fitted on them: its mean AUC on the
+    # held-out dev frames is above the package's head's (tfc.runs.conv; results/models/summac-conv*-minilm/).
     "nli": {"checkpoint": SHIPPED_NLI, "mode": "sentence", "max_length": 128, "calibration": "tfc/calibration-nli"},
     "summac-zs": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12", "score_type": "e",
                   "sentence_splitter": "auto", "calibration": "tfc/calibration-summac-zs"},
-    "summac-conv": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12",
+    "summac-conv": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12", "sentence_splitter": "auto",
                     "conv_checkpoint": "tfc/summac-conv-minilm"},
     "alignscore": {"checkpoint": SHIPPED_NLI, "split": "smart-n", "calibration": "tfc/calibration-alignscore"},
     "wecheck": {"checkpoint": "tfc/wecheck-minilm-shared-emb", "calibration": "tfc/calibration-wecheck"},
@@ -100,6 +101,10 @@ PRESETS: dict[str, dict[str, dict]] = {
         # as-published one: tfc.runs.reference_readings, on the Performance page
         "summac-zs": {"reduction": "cell", "sentence_splitter": "auto"},
         "alignscore": {"split": "chunk"},
+        # tfc's SummaC-Conv head (fractions of grounding units, every generated unit) on the window12 matrices it
+        # was fitted on, beside the package's head (tfc.scorers.summac_conv)
+        "summac-conv": {"grounding_granularity": "window12", "sentence_splitter": "auto",
+                        "conv_checkpoint": "tfc/summac-conv-minilm"},
     },
     "fast": {name: {"dtype": FAST_DTYPE} for name in FAST_SCORERS},
 }

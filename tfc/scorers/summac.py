@@ -1,4 +1,5 @@
-"""SummaC (Laban et al., 2022) as used in TRUE: SummaC-ZS and SummaC-Conv, on any NLI checkpoint.
+"""SummaC (Laban et al., 2022) as used in TRUE: SummaC-ZS, and the NLI matrices SummaC-Conv reads, on any NLI
+checkpoint.
 
 Both build, per example, an NLI matrix over *grounding units x generated units* (units set by the
 granularities), reusing :class:`tfc.scorers.nli.NLIEngine`: all (unit, unit) pairs of a call are
@@ -17,14 +18,7 @@ sorted by length and batched across examples, with the attention mask.
   instead), the first 100 grounding sentences only (tfc reads all), pairs cut at 500 tokens (tfc chunks an
   over-long unit instead), fp16 on a GPU (tfc's ``dtype`` decides). ``2sents`` and ``paragraph`` are tfc's
   (non-overlapping sentence pairs; paragraphs at blank lines), not the package's.
-* **SummaC-Conv**: for each generated unit, a histogram (``n_bins`` even bins on [0, 1]) of the
-  entailment probabilities over the grounding units (and of the contradiction probabilities when
-  ``nli_labels="ec"``), fractions rather than counts so documents of any length are comparable; a
-  1-D convolution with kernel size 1 maps each histogram to a logit; the logits are averaged over
-  generated units and passed through a sigmoid. The convolution is trained with ``tfc train
-  summac-conv`` on a validation split (binary cross-entropy) and saved under the artifacts dir. This is
-  tfc's design, not the package's ``SummaCConv`` (counts over the first 10 generated sentences, a final 3 -> 2
-  linear layer); every sentence is kept (a histogram needs a grounding unit).
+* **SummaC-Conv** reads the same matrices through a learned head: :mod:`tfc.scorers.summac_conv`.
 
 Granularities: grounding ``sentence | 2sents | window12 | paragraph | document``, generated
 ``sentence | 2sents | document``; ``window12`` (grounding only) reads every sentence and every pair of
@@ -33,10 +27,7 @@ is chunked at sentence/token boundaries (never truncated), see :mod:`tfc.text.ch
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -221,146 +212,3 @@ def _unit_counts(shapes) -> dict:
     """Cache columns: grounding units (after chunking) and generated units per example."""
     return {"aux_n_grounding_units": np.array([s[0] for s in shapes], dtype=np.int32),
             "aux_n_generated_units": np.array([s[1] for s in shapes], dtype=np.int32)}
-
-
-@dataclass(frozen=True)
-class SummaCConvConfig(SummaCZSConfig):
-    sentence_splitter: str = "auto"    # every sentence kept: a histogram needs at least one grounding unit
-    conv_checkpoint: str = "tfc/summac-conv"
-    n_bins: int = 50
-    nli_labels: str = "e"      # "e" or "ec": which probabilities are histogrammed
-
-    def __post_init__(self):   # not SummaC-ZS's checks: the conv model reads neither score_type nor reduction
-        self._check_granularity()
-        object.__setattr__(self, "reduction", "cell")   # unused here: recorded as one value, so one signature
-        if self.nli_labels not in ("e", "ec"):
-            raise ValueError("nli_labels must be 'e' or 'ec'")
-
-
-def histogram_features(mats: list[np.ndarray], i_ent: int, i_con: int | None, n_bins: int,
-                       nli_labels: str = "e") -> list[np.ndarray]:
-    """Per example (n_generated_units, n_bins * len(nli_labels)) fractions of grounding units per bin."""
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    cols = [i_ent] + ([i_con] if nli_labels == "ec" else [])
-    feats = []
-    for m in mats:
-        per_h = []
-        for j in range(m.shape[1]):
-            per_h.append(np.concatenate([np.histogram(m[:, j, c], bins=edges)[0] / m.shape[0] for c in cols]))
-        feats.append(np.asarray(per_h, dtype=np.float32))
-    return feats
-
-
-def _conv_module(n_in: int):
-    import torch
-
-    return torch.nn.Conv1d(n_in, 1, kernel_size=1)
-
-
-def _conv_logits(conv, feats: list[np.ndarray]):
-    import torch
-
-    out = []
-    for f in feats:
-        x = torch.as_tensor(f).T.unsqueeze(0)          # (1, features, n_generated_units)
-        out.append(conv(x).mean())
-    return torch.stack(out)
-
-
-class SummaCConv(_SummaCBase):
-    name = "summac-conv"
-    config_cls = SummaCConvConfig
-    output_range = (0.0, 1.0)
-
-    def tag(self):
-        return super().tag() + "-conv"
-
-    def signature_fields(self):
-        d = super().signature_fields()
-        d["conv_checkpoint"] = models.identity(self.config.conv_checkpoint)
-        return d
-
-    def _load(self):
-        import torch
-
-        super()._load()
-        path = Path(models.resolve(self.config.conv_checkpoint))
-        meta = json.loads((path / "summac_conv.json").read_text())
-        c = self.config
-        for k in ("n_bins", "nli_labels", "grounding_granularity", "generated_granularity"):
-            if meta["config"][k] != getattr(c, k):
-                raise ValueError(f"{path}: conv was trained with {k}={meta['config'][k]!r}, scorer has {getattr(c, k)!r}")
-        self.conv = _conv_module(c.n_bins * len(c.nli_labels))
-        if (path / CONV_WEIGHTS).is_file():
-            from safetensors.torch import load_file
-
-            self.conv.load_state_dict(load_file(str(path / CONV_WEIGHTS)))
-        else:                                   # convolutions trained before the safetensors file
-            self.conv.load_state_dict(torch.load(path / "conv.pt", weights_only=True))
-        self.conv.eval()
-
-    def _score(self, groundings, generations, batch_size, progress):
-        import torch
-
-        eng = self.load().engine
-        c = self.config
-        mats = self.matrices(groundings, generations, batch_size, progress)
-        feats = histogram_features(mats, eng.i_ent, eng.i_con, c.n_bins, c.nli_labels)
-        self._aux_keep = _unit_counts(self._shapes)   # chunking recorded, as for SummaC-ZS
-        with torch.inference_mode():
-            return torch.sigmoid(_conv_logits(self.conv, feats)).double().numpy()
-
-
-CONV_WEIGHTS = "conv.safetensors"
-
-
-def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None = None,
-               sample: int | None = None, seed: int = 0, epochs: int = 200, lr: float = 1e-2,
-               batch_size: int = 16, frames: dict | None = None, **overrides) -> dict:
-    """Train SummaC-Conv's convolution on labelled (dataset, split) examples, or on ``frames`` (name -> frame of
-    grounding, generated, label: e.g. training-side dev pairs), and save it to ``out`` (a directory, or
-    ``tfc/<name>`` -> the artifacts dir) as ``conv.safetensors`` with ``summac_conv.json``. Returns the metadata.
-    """
-    import pandas as pd
-    import torch
-
-    from tfc import config as tfc_config
-    from tfc import data
-
-    cfg = SummaCConvConfig(checkpoint=checkpoint, **overrides)
-    zs = SummaCZS(SummaCZSConfig(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(SummaCZSConfig)}))
-    parts = list(frames.values()) if frames else [data.load(d, split=split, sample=sample, seed=seed) for d in datasets]
-    df = pd.concat(parts, ignore_index=True)
-    if df["label"].nunique() != 2:
-        raise ValueError("training data needs both labels")
-    mats = zs.matrices(df["grounding"].tolist(), df["generated"].tolist(), batch_size)
-    eng = zs.engine
-    feats = histogram_features(mats, eng.i_ent, eng.i_con, cfg.n_bins, cfg.nli_labels)
-    y = torch.tensor(df["label"].to_numpy(dtype="float32"))
-    torch.manual_seed(seed)
-    conv = _conv_module(cfg.n_bins * len(cfg.nli_labels))
-    opt = torch.optim.Adam(conv.parameters(), lr=lr)
-    lossf = torch.nn.BCEWithLogitsLoss()
-    for _ in range(epochs):   # full batch: the features are tiny
-        opt.zero_grad()
-        loss = lossf(_conv_logits(conv, feats), y)
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        p = torch.sigmoid(_conv_logits(conv, feats)).numpy()
-    from tfc.meta import roc_auc
-
-    path = Path(out[4:] if out.startswith("tfc/") else out)
-    if out.startswith("tfc/"):
-        path = tfc_config.artifacts_dir() / out[4:]
-    path.mkdir(parents=True, exist_ok=True)
-    from safetensors.torch import save_file
-
-    save_file({k: v.detach().contiguous() for k, v in conv.state_dict().items()}, str(path / CONV_WEIGHTS))
-    trained_on = ([{"frame": k, "rows": int(len(v))} for k, v in frames.items()] if frames else
-                  [{"dataset": d, "split": split, "sample": sample, "seed": seed} for d in datasets])
-    meta = {"config": cfg.to_dict(), "nli_checkpoint": models.identity(checkpoint), "trained_on": trained_on,
-            "n_examples": int(len(df)), "epochs": epochs, "lr": lr, "final_loss": float(loss.item()),
-            "train_auc": roc_auc(df["label"].to_numpy(), p)}
-    (path / "summac_conv.json").write_text(json.dumps(meta, indent=1, default=str))
-    return meta

@@ -50,15 +50,19 @@ def peer_extra(res: dict | None, comparison: str, key: str, measure: str) -> flo
 
 
 def peer_agreement_cells(res: dict | None, by: pd.DataFrame) -> dict[str, str]:
-    """The agreement figures the page glues, as text: per peer (``summac``, ``alignscore``) the as-published side's
-    largest |score difference| (``perf_<peer>_max_diff``) and tfc's own reading's Pearson r and largest difference
-    against the same peer scores (``perf_<peer>_tfc_reading_pearson``, ``..._max_abs_diff``)."""
+    """The agreement figures the page glues, as text: per peer (``summac``, ``summac-conv``, ``alignscore``) the
+    as-published side's largest |score difference| (``perf_<peer>_max_diff``, ``-`` written ``_``) and, where tfc
+    has a reading of its own against the same peer scores (``summac``, ``alignscore``), its Pearson r and largest
+    difference (``perf_<peer>_tfc_reading_pearson``, ``..._max_abs_diff``)."""
     out = {}
-    for comp in ("summac", "alignscore"):
-        out[f"perf_{comp}_max_diff"] = peer_cell(by, comp, "max_abs_diff", "{:.1e}")
+    for comp in ("summac", "summac-conv", "alignscore"):
+        key = comp.replace("-", "_")
+        out[f"perf_{key}_max_diff"] = peer_cell(by, comp, "max_abs_diff", "{:.1e}")
+        if comp == "summac-conv":
+            continue
         for measure, fmt in (("pearson", "{:.4f}"), ("max_abs_diff", "{:.2f}")):
             v = peer_extra(res, comp, "agreement_tfc_reading", measure)
-            out[f"perf_{comp}_tfc_reading_{measure}"] = fmt.format(v) if v is not None else "not measured"
+            out[f"perf_{key}_tfc_reading_{measure}"] = fmt.format(v) if v is not None else "not measured"
     return out
 
 
