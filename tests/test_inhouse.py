@@ -334,12 +334,30 @@ def test_identity_probe_on_a_tiny_model(tiny_nli, data_dir):
     assert tiny.loc["identical", "share read as entailment"] == pytest.approx(float((p.argmax(1) == eng.i_ent).mean()))
 
 
-def test_probe_texts_by_hand_and_when_absent():
-    probe = pd.DataFrame({"model": ["m-a", "m-a"], "form": ["identical", "PTB form"],
-                          "share read as entailment": [0.85, 0.9], "mean P(entail)": [0.801, 0.7]})
-    got = A.probe_texts(probe, {"a": "tfc/m-a", "b": "tfc/m-b"})
-    assert got == {"sent_probe_a": "85%", "sent_probe_a_pe": "0.80", "sent_probe_b": "n/a", "sent_probe_b_pe": "n/a"}
-    assert A.probe_texts(pd.DataFrame(), {"a": "tfc/m-a"})["sent_probe_a"] == "n/a"
+def test_identity_probes_stack_every_card_once():
+    """The probes recorded on the sentence models' cards come back as one table, one row per (model, form): v2's
+    card carries v1's rows too, and no model appears twice; a model without a card gives nothing."""
+    t = A.identity_probes()
+    assert not t.duplicated(["model", "form"]).any()
+    assert {"sent-minilm (v1)", "sent-minilm-v2"} <= set(t["model"])
+    assert set(t["form"]) == {"identical", "PTB form"}
+    assert A.identity_probes(["tfc/no-such-model"]).empty
+
+
+def test_training_table_reads_every_record_and_leaves_releases_empty():
+    """One row per in-house pair and sentence model, in training order; an int8 release (no epochs of its own) has
+    no training columns, a trained model has its steps, minutes and machine from the record."""
+    t = A.training_table().set_index("model")
+    assert {"nli-minilm", "alignscore-minilm", "sent-minilm-v8-int8", "sent-mpnet-v10"} <= set(t.index)
+    assert pd.isna(t.loc["sent-minilm-v8-int8", "steps"]) and t.loc["sent-minilm-v8-int8", "status"] == "shipped"
+    from tfc import models
+
+    v9 = t.loc["sent-minilm-v9"]
+    rec = models.training_record("tfc/sent-minilm-v9")
+    assert v9["steps"] == rec["steps"] and v9["training minutes"] == round(rec["train_seconds"] / 60, 1)
+    assert v9["dev 3-way accuracy"] == rec["dev_eval"]["3way"]["accuracy"]
+    none = A.training_table(["tfc/no-such-model"])
+    assert len(none) == 1 and pd.isna(none["steps"].iloc[0])
 
 
 def test_the_shipped_release_is_read_the_way_its_parents_dev_sweep_chose():
@@ -377,44 +395,15 @@ def test_train_dtype_benchmark_reads_every_machine(tmp_path):
 STEP_SETS = ["frank", "summeval", "mnbm", "qags_cnndm", "qags_xsum", "begin", "q2", "dialfact", "paws"]
 
 
-def _step_frame(models: dict) -> tuple[dict, pd.DataFrame]:
-    """``{key: (checkpoint, {set: auc})}`` -> (labels under each model's chosen reading, full_set_aucs-like rows)."""
-    lab = {k: next(iter(M.chosen_readings([c])), c[4:]) for k, (c, _) in models.items()}
-    full = pd.DataFrame([{"model": lab[k], "dataset": d, "auc": a} for k, (_, m) in models.items()
-                         for d, a in m.items()])
-    return lab, full
-
-
-def test_cpu_texts_compare_v9_with_v8_set_by_set():
-    """v9's prose values: each model's mean and cells under its chosen reading, the largest rise and fall by set;
-    "n/a" where v9 lacks a set."""
-    sets = STEP_SETS
-    v8 = dict(zip(sets, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
-    v9 = {**v8, "paws": 71.0, "summeval": 66.5}
-    v9c = next(c for c, r in M.recipes("sentence").items() if r["parent"] in M.sentence_models("shipped"))
-    assert A.short_name(v9c) == "v9" and A.short_name(M.recipe(v9c)["compared_with"]) == "v8"
-    lab, full = _step_frame({"v8": (M.recipe(v9c)["compared_with"], v8), "v9": (v9c, v9)})
-    t = A.cpu_texts(full, len(sets))
-    assert t["sent_v9_v8_mean"] == f"{np.mean(list(v8.values())):.1f}"
-    assert t["sent_v9_v9_paws"] == "71.0" and t["sent_v9_v8_summeval"] == "70.0"
-    assert t["sent_v9_up"] == "paws (+4.0)" and t["sent_v9_down"] == "summeval (-3.5)"
-    part = A.cpu_texts(full[~((full["model"] == lab["v9"]) & (full["dataset"] == "mnbm"))], len(sets))
-    assert part["sent_v9_v9_mean"] == "n/a" and part["sent_v9_up"] == "n/a"
-
-
-def test_backbone_texts_compare_v10_with_v9_and_name_the_gpu():
-    """v10's prose values come from the same step comparison, keyed sent_v10_*, with the GPU named from its record."""
-    sets = STEP_SETS
-    v9 = dict(zip(sets, [82.0, 70.0, 70.0, 74.0, 74.0, 83.0, 68.0, 80.0, 67.0]))
-    v10 = {**v9, "paws": 74.0, "begin": 79.0}
-    v10c = next(c for c, r in M.recipes("sentence").items() if r["parent"] == "mpnet")
-    _, full = _step_frame({"v9": (M.recipe(v10c)["compared_with"], v9), "v10": (v10c, v10)})
-    t = A.backbone_texts(full, len(sets))
-    assert t["sent_v10_v10_mean"] == f"{np.mean(list(v10.values())):.1f}"
-    assert t["sent_v10_up"] == "paws (+7.0)" and t["sent_v10_down"] == "begin (-4.0)"
-    assert t["sent_v10_preset_mean"] == "n/a"           # the preset reading is not in this frame
-    if t["sent_v10_train"] != "n/a":                      # the committed record: trained on a GPU
-        assert "H100" in t["sent_v10_train"] and "threads" not in t["sent_v10_train"]
+def test_chosen_mean_text_reads_the_dev_chosen_reading():
+    """A model's nine-set mean under the reading its sweep chose; "n/a" when that reading lacks a set."""
+    ckpt = M.alignscore_model()
+    label = next(iter(M.chosen_readings([ckpt])), ckpt[4:])
+    aucs = dict(zip(STEP_SETS, [80.0, 70.0, 68.0, 74.0, 74.0, 80.0, 69.0, 78.0, 67.0]))
+    full = pd.DataFrame([{"model": label, "dataset": d, "auc": a} for d, a in aucs.items()] +
+                        [{"model": ckpt[4:], "dataset": d, "auc": 50.0} for d in STEP_SETS])
+    assert A.chosen_mean_text(full, ckpt, len(STEP_SETS)) == f"{np.mean(list(aucs.values())):.1f}"
+    assert A.chosen_mean_text(full[full["dataset"] != "paws"], ckpt, len(STEP_SETS)) == "n/a"
 
 
 def test_drift_verdict_per_scorer_needs_every_set_within_the_limit():

@@ -1,7 +1,7 @@
 """The AlignScore chapter's tables (``notebooks/05_alignscore.md``): the in-house models beside the paper's
-AlignScore columns, the full-set AUC tables, the criterion the in-house models are held to, what we tried, the
-fast presets' drift verdict, the ledger frames, and the evaluation tables of the in-house models beside the
-paper's (AlignScore Tables 2, 3 and 9, read from the score cache). The models, runs and records behind them live
+AlignScore columns, the full-set AUC tables, the criterion the in-house models are held to, the in-house models'
+training facts and identity probes, the fast presets' drift verdict, the ledger frames, and the evaluation tables
+of the in-house models beside the paper's (AlignScore Tables 2, 3 and 9, read from the score cache). The models, runs and records behind them live
 in :mod:`tfc.runs` (:mod:`tfc.runs.inhouse_models`, :mod:`tfc.runs.scoring_runs`, :mod:`tfc.runs.cached_aucs`,
 :mod:`tfc.runs.auc_drift`, :mod:`tfc.runs.alignscore_ablations`)."""
 from __future__ import annotations
@@ -18,8 +18,8 @@ from tfc.book.reference import paper_vs_ours
 from tfc.results.tables import add_averages
 from tfc.runs.auc_drift import DRIFT_LIMIT, drift_table
 from tfc.runs.cached_aucs import MISSING, cached_scores, full_set_aucs, named_scorers
-from tfc.runs.inhouse_models import (ABLATION_SAMPLE, BASE_NAMES, SENT_FAST, SENT_FAST_PC, SENT_LABEL, _true_sets,
-                                     recipes, sentence_models, shipped_readings, training_facts, tried_variants)
+from tfc.runs.inhouse_models import (ABLATION_SAMPLE, SENT_FAST, SENT_FAST_PC, SENT_LABEL, _true_sets, recipes,
+                                     sentence_models, shipped_readings, training_facts)
 
 # our SummaC dataset -> AlignScore Table 2/9 row. Polytope: AlignScore relabelled it (App. B.1), so the
 # paper's row is compared with ``summac_polytope_alignscore``; FRANK's SummaC test split is unavailable.
@@ -152,31 +152,54 @@ def full_set_wide(long: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def tried_table(variants=None, datasets=None) -> pd.DataFrame:
-    """One row per variant (default: :func:`tried_variants`): held-out 3-way accuracy, mean TRUE AUC over the
-    sets its cache covers (and how many rows that is), training minutes and examples/s. A variant without a
-    record or scores shows n/a."""
+def training_table(checkpoints=None) -> pd.DataFrame:
+    """One row per in-house model with a recipe (default: the pair-level and sentence-level models, in training
+    order): what it started from, its mix, the epochs over it, optimizer steps and batch size, examples seen,
+    training minutes, examples/s, dtype, the machine it trained on, its held-out 3-way accuracy (rows of its own mix)
+    and whether it ships. An int8 release trains nothing (its record repeats its parent's), so its training columns
+    are empty."""
+    rec_of = recipes()
     rows = []
-    for v in tried_variants() if variants is None else variants:
-        row = {"variant": v["variant"], "data": v["data"]}
+    for ckpt in ([c for c, r in rec_of.items() if r["family"] in ("pairs", "sentence")] if checkpoints is None
+                 else checkpoints):
+        r = rec_of.get(ckpt, {})
+        row = {"model": ckpt[4:], "started from": r.get("parent"), "mix": r.get("mix"), "epochs": r.get("epochs"),
+               "trained on": r.get("device"), "status": r.get("status")}
         try:
-            rec = models.training_record(v["checkpoint"])
-            row["dev 3-way accuracy"] = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
-            row["training minutes"] = round(rec["train_seconds"] / 60, 1)
-            row["examples/s"] = rec.get("examples_per_second")
-            row["training examples seen"] = rec.get("examples_seen")
-        except (FileNotFoundError, KeyError):
-            pass
-        sc = named_scorers({v["variant"]: v["scorer"]}).get(v["variant"])
-        if sc is not None:
-            aucs = full_set_aucs({v["variant"]: sc}, datasets, n=1)
-            ok = aucs.dropna(subset=["auc"])
-            row["TRUE sets scored"] = int(len(ok))
-            row["rows scored"] = int(ok["rows"].sum())
-            row["mean TRUE AUC (sets scored)"] = round(float(ok["auc"].mean()), 1) if len(ok) else None
-            row["all rows?"] = bool(len(ok) == len(aucs) and (ok["coverage"] >= 0.999).all())
+            rec = models.training_record(ckpt)
+        except FileNotFoundError:
+            rec = {}
+        acc = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
+        if rec and r.get("epochs"):
+            row |= {"steps": rec.get("steps"), "batch size": (rec.get("config") or {}).get("batch_size"),
+                    "examples seen": rec.get("examples_seen"),
+                    "training minutes": round(rec["train_seconds"] / 60, 1) if rec.get("train_seconds") else None,
+                    "examples/s": rec.get("examples_per_second"), "dtype": rec.get("dtype")}
+        row["dev 3-way accuracy"] = acc
         rows.append(row)
-    return pd.DataFrame(rows)
+    cols = ["model", "started from", "mix", "epochs", "steps", "batch size", "examples seen", "training minutes",
+            "examples/s", "dtype", "trained on", "dev 3-way accuracy", "status"]
+    return pd.DataFrame(rows).reindex(columns=cols).astype({"steps": "Int64", "batch size": "Int64",
+                                                            "examples seen": "Int64"})
+
+
+def identity_probes(checkpoints=None) -> pd.DataFrame:
+    """Every identity probe recorded on the cards of ``checkpoints`` (default: the sentence-level models), one row
+    per (model, form): a premise paired with itself (or its PTB form), P(entail), P(contradict) and the share read
+    as entailment (:func:`tfc.runs.inhouse_models.recorded_identity_probe`). Empty when none is recorded."""
+    from tfc.runs.inhouse_models import recorded_identity_probe
+
+    parts = [recorded_identity_probe(c) for c in (sentence_models() if checkpoints is None else checkpoints)]
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True).drop_duplicates(["model", "form"]) if parts else pd.DataFrame()
+
+
+def chosen_mean_text(full: pd.DataFrame, checkpoint: str, n_sets: int) -> str:
+    """A sentence model's nine-set mean (:func:`mean_text`) under the reading its dev-data sweep chose (its
+    preset reading when the sweep kept the preset)."""
+    from tfc.runs.inhouse_models import chosen_readings
+
+    return mean_text(full, next(iter(chosen_readings([checkpoint])), checkpoint[4:]), n_sets)
 
 
 def sent_ledger_long(full: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -246,121 +269,6 @@ def aggregation_rows(checkpoints) -> str:
     return ", ".join(str(n) for n in sorted(sizes)) or "n/a"
 
 
-def probe_texts(probe: pd.DataFrame, models: dict) -> dict:
-    """Prose values of recorded identity probes: ``sent_probe_<short>`` (share of identical pairs read as
-    entailment) and ``sent_probe_<short>_pe`` (mean P(entail)) per ``{short: checkpoint}``; "n/a" when absent."""
-    ident = probe[probe["form"] == "identical"].set_index("model") if len(probe) else pd.DataFrame()
-    out = {}
-    for short, ckpt in models.items():
-        has = len(ident) > 0 and ckpt[4:] in ident.index
-        out[f"sent_probe_{short}"] = f"{ident.loc[ckpt[4:], 'share read as entailment']:.0%}" if has else "n/a"
-        out[f"sent_probe_{short}_pe"] = f"{ident.loc[ckpt[4:], 'mean P(entail)']:.2f}" if has else "n/a"
-    return out
-
-
-def short_name(checkpoint: str) -> str:
-    """The book's short name of an in-house model: the last part of its name (``tfc/sent-minilm-v8`` -> ``v8``)."""
-    return checkpoint.rsplit("-", 1)[-1]
-
-
-def gpu_texts(full: pd.DataFrame, rule: pd.DataFrame, n_sets: int) -> dict:
-    """Prose values of the MiniLM models a GPU job trained (the recipes with a ``gpu_job``) beside the model their
-    questions are measured against (``compared_with``), for the chapter's glue, keyed by :func:`short_name`: each
-    model's nine-set mean under the reading its dev sweep chose (``sent_gpu_<v>_mean``), the last one's PAWS and
-    SummEval, the last one with the rule splitter against spaCy on FRANK and SummEval (``rule``:
-    :func:`full_set_aucs` of the "rule splitter" reading), the training facts from the records, and the identity
-    probe."""
-    from tfc.runs.inhouse_models import chosen_readings, gpu_variants, recipe, recorded_identity_probe
-
-    gpu = [f"tfc/{n}" for n, v in gpu_variants().items() if v.get("base", "minilm") == "minilm"]
-    first = recipe(gpu[0])["compared_with"]
-    ckpts = {short_name(c): c for c in (first, *gpu)}
-    k0, kl, trained = short_name(first), short_name(gpu[-1]), [short_name(c) for c in gpu]
-    label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in ckpts.items()}
-    out = {f"sent_gpu_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
-    out |= {f"sent_gpu_{k}_{ds}": auc_text(full, label[k], ds) for k in (k0, kl) for ds in ("paws", "summeval")}
-    rule_label = rule["model"].iloc[0] if len(rule) else ""
-    out |= {f"sent_gpu_rule_{ds}": auc_text(rule, rule_label, ds) for ds in ("frank", "summeval")}
-    out |= {f"sent_gpu_spacy_{ds}": auc_text(full, label[kl], ds) for ds in ("frank", "summeval")}
-    facts = []
-    for k in trained:
-        try:
-            rec = models.training_record(ckpts[k])
-        except FileNotFoundError:
-            continue
-        facts.append(f"{k}: {rec['steps']:,} steps of {rec['config']['batch_size']} in "
-                     f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} examples/s)")
-        out["sent_gpu_device"] = str(rec.get("device", "n/a")).removeprefix("cuda: ")
-    out["sent_gpu_train"] = "; ".join(facts) or "n/a"
-    out["sent_gpu_dev"] = ", ".join(f"{k} {dev_mean(ckpts[k])}" for k in trained)
-    out.setdefault("sent_gpu_device", "n/a")
-    probe = pd.concat([recorded_identity_probe(ckpts[k]) for k in trained], ignore_index=True)
-    texts = probe_texts(probe, {k: ckpts[k] for k in trained})
-    out["sent_probe_gpu"] = ", ".join(f"{k} {texts[f'sent_probe_{k}']} (mean P(entail) {texts[f'sent_probe_{k}_pe']})"
-                                      for k in trained)
-    return out
-
-
-def step_texts(full: pd.DataFrame, n_sets: int, prefix: str, old: tuple, new: tuple) -> dict:
-    """Prose values of one training step, model ``new`` beside ``old`` (each ``(key, checkpoint)``), glued as
-    ``<prefix>_*``: both nine-set means and their PAWS and SummEval under the reading each model's dev sweep
-    chose, the set with the largest change either way, the training facts from the new model's record, and both
-    models' training-side dev means. "n/a" throughout where a model has no record or no full-set scores."""
-    from tfc.runs.inhouse_models import chosen_readings
-
-    label = {k: next(iter(chosen_readings([c])), c[4:]) for k, c in (old, new)}
-    (ko, co), (kn, cn) = old, new
-    out = {f"{prefix}_{k}_mean": mean_text(full, lab, n_sets) for k, lab in label.items()}
-    out |= {f"{prefix}_{k}_{ds}": auc_text(full, label[k], ds) for k in label for ds in ("paws", "summeval")}
-    out[f"{prefix}_reading"] = label[kn].removeprefix(cn[4:]).strip(" ()") or "the preset"
-    wide = full[full["model"].isin(label.values())].pivot_table(index="dataset", columns="model", values="auc")
-    out[f"{prefix}_up"] = out[f"{prefix}_down"] = "n/a"
-    if set(label.values()) <= set(wide.columns) and len(wide.dropna()) == n_sets:
-        diff = (wide[label[kn]] - wide[label[ko]]).sort_values()
-        out[f"{prefix}_up"] = f"{diff.index[-1]} ({diff.iloc[-1]:+.1f})"
-        out[f"{prefix}_down"] = f"{diff.index[0]} ({diff.iloc[0]:+.1f})"
-    out[f"{prefix}_train"] = "n/a"
-    for k, ckpt in (old, new):
-        try:
-            rec = models.training_record(ckpt)
-        except FileNotFoundError:
-            out[f"{prefix}_{k}_dev_acc"] = "n/a"
-            continue
-        acc = (rec.get("dev_eval") or {}).get("3way", {}).get("accuracy")
-        out[f"{prefix}_{k}_dev_acc"] = f"{acc:.3f}" if acc is not None else "n/a"
-        if k == kn:
-            dev = str(rec.get("device") or "cpu")
-            where = dev.split(": ", 1)[-1] if dev.startswith("cuda") else f"{rec['config'].get('num_threads')} threads"
-            out[f"{prefix}_train"] = (f"{rec['steps']:,} steps of {rec['config']['batch_size']} in "
-                                      f"{rec['train_seconds'] / 60:.1f} min ({rec['examples_per_second']:,.0f} "
-                                      f"examples/s, {rec.get('dtype', 'n/a')}, {where})")
-    out[f"{prefix}_dev"] = f"{ko} {dev_mean(co)}, {kn} {dev_mean(cn)}"
-    return out
-
-
-def recipe_step_texts(full: pd.DataFrame, n_sets: int, checkpoint: str) -> dict:
-    """:func:`step_texts` of ``checkpoint`` beside the model its recipe is measured against (``compared_with``),
-    as ``sent_<short name>_*`` (:func:`short_name`)."""
-    old = recipes()[checkpoint]["compared_with"]
-    return step_texts(full, n_sets, f"sent_{short_name(checkpoint)}", (short_name(old), old),
-                      (short_name(checkpoint), checkpoint))
-
-
-def cpu_texts(full: pd.DataFrame, n_sets: int) -> dict:
-    """:func:`recipe_step_texts` of the sentence model that continues a shipped release's training (on a CPU)."""
-    shipped = set(sentence_models("shipped"))
-    return recipe_step_texts(full, n_sets, next(c for c, r in recipes("sentence").items() if r["parent"] in shipped))
-
-
-def backbone_texts(full: pd.DataFrame, n_sets: int) -> dict:
-    """:func:`recipe_step_texts` of the sentence model on a larger backbone than MiniLM (a base other than
-    ``minilm``), plus its preset-reading mean (``sent_<v>_preset_mean``)."""
-    ckpt = next(c for c, r in recipes("sentence").items() if r["parent"] in BASE_NAMES and r["parent"] != "minilm")
-    out = recipe_step_texts(full, n_sets, ckpt)
-    out[f"sent_{short_name(ckpt)}_preset_mean"] = mean_text(full, ckpt[4:], n_sets)
-    return out
-
-
 def release_texts(source, release, name: str, datasets) -> dict:
     """Prose values of a shipped release beside the weights it was quantised from (``sent_v8r_*``): its size,
     the largest |AUC drift| on the rows both scorers' caches hold, and the verdict against the drift limit.
@@ -377,17 +285,6 @@ def release_texts(source, release, name: str, datasets) -> dict:
         out["sent_v8r_verdict"] = (f"within the limit on all {len(d)} sets scored" if worst <= DRIFT_LIMIT
                                    else f"over the limit on {int((d['drift'].abs() > DRIFT_LIMIT).sum())} of {len(d)} sets")
     return out
-
-
-def dev_mean(checkpoint: str) -> str:
-    """Mean AUC over the training-side dev sets of the reading a model's recorded sweep chose, as text."""
-    from tfc.runs.inhouse_models import recorded_sweep
-
-    rec = recorded_sweep(checkpoint)
-    if not rec:
-        return "n/a"
-    aucs = [r["auc"] for r in rec["table"] if r["reading"] == rec["chosen"]]
-    return f"{sum(aucs) / len(aucs):.1f}" if aucs else "n/a"
 
 
 def coverage_text(cov: pd.DataFrame) -> str:
