@@ -91,7 +91,9 @@ def test_summac_splitter_drops_sentences_of_ten_characters_or_fewer():
 def test_summac_splitter_is_the_as_published_one_and_in_the_signature():
     assert S.get("summac-zs", preset="as-published").config.sentence_splitter == "summac"
     assert S.get("summac-zs", preset="improved").config.sentence_splitter == "auto"
-    assert S.get("summac-conv", preset="as-published").config.sentence_splitter == "auto"
+    assert S.get("summac-conv", preset="as-published").config.sentence_splitter == "summac"   # the package's imager
+    assert S.get("summac-conv", preset="improved").config.sentence_splitter == "auto"
+    assert S.get("summac-conv").config.sentence_splitter == "auto"
     assert S.get("summac-zs").config.sentence_splitter == "auto"             # the default keeps every sentence
 
 

@@ -151,7 +151,11 @@ def asked(rec: dict, ref: dict | None) -> str:
         return f"a {m.get('method')} map on the {m.get('feature')} of `{m.get('raw_signature')}`"
     if s.get("nli_checkpoint") or s.get("trained_on"):
         frames = ", ".join(f"{t['frame']} ({num(t['rows'])} rows)" for t in s.get("trained_on") or [])
-        return f"a convolution over `{(s.get('config') or {}).get('checkpoint')}`'s score matrices, fitted on {frames}"
+        c = s.get("config") or {}
+        head = ("the package's SummaC-Conv head (" + s["bins"] + " bins)" if s.get("head") == "package"
+                else "tfc's SummaC-Conv head (a convolution)")
+        return (f"{head} over `{c.get('checkpoint')}`'s {c.get('grounding_granularity')} x "
+                f"{c.get('generated_granularity')} score matrices, fitted on {frames}")
     return config_change(rec, ref) or first_run_text(rec) or ""
 
 

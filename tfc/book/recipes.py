@@ -311,7 +311,8 @@ def release_command(folder: str, source: str, meta: dict | None) -> str:
 
 def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
     """The commands that retrain a record, a sentence that leads into them (without commands: says why), and
-    how: release | snapshot | reproduce | gpu | wecheck | train | none."""
+    how: release | snapshot | reproduce | gpu | wecheck | conv | train | none."""
+    from tfc.runs.conv import HEADS as CONV_HEADS
     from tfc.train import REPRODUCED
     from tfc.train.wecheck import RUNS
 
@@ -327,6 +328,10 @@ def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
     if (rec.get("recipe") or {}).get("gpu_job"):
         return (gpu_commands(folder, rec),
                 "A GPU job trains it from its recipe's `gpu_job` (see On a GPU machine above):", "gpu")
+    conv = {spec["name"]: kind for kind, spec in CONV_HEADS.items()}
+    if folder in conv:
+        return ([f"tfc train conv-release --head {conv[folder]}"],
+                "`tfc train conv-release` fits it on the training-side dev pairs again and ships it:", "conv")
     if fam == "wecheck" and folder in RUNS:
         return ([f"tfc train wecheck --run {folder}"],
                 "`tfc train wecheck` runs its recipe from `tfc.train.wecheck.RUNS`:", "wecheck")
@@ -465,7 +470,7 @@ def _command_lines(rec: dict, parent: str | None, meta: dict | None) -> list[str
     cmds, lead, how = commands(rec, parent)
     if how == "release":
         cmds = [release_command(rec["folder"], parent, meta)]
-    elif meta is not None and how not in ("snapshot", "none"):
+    elif meta is not None and how not in ("snapshot", "none", "conv"):   # conv-release packs its own release
         cmds = cmds + [release_command(rec["folder"], rec["folder"], meta)]
     lines = [lead, ""]
     if cmds:
