@@ -96,8 +96,7 @@ def test_qa_dev_curve_from_a_record():
     assert qa_dev_curve({}).empty and list(qa_dev_curve({}).columns)[:2] == ["step", "examples"]
 
 
-def test_qa_plateau_text_finds_where_the_curve_stays_near_its_best(monkeypatch):
-    from tfc import models
+def test_qa_plateau_finds_where_the_curve_stays_near_its_best():
     from tfc.book.chapters import qags as T
 
     def pt(step, f1, xq):
@@ -108,16 +107,15 @@ def test_qa_plateau_text_finds_where_the_curve_stays_near_its_best(monkeypatch):
     rec = {"steps": 500, "epochs_seen": 2.5, "heldout_eval": {"by_kind": {"cross": {"f1": 0.7125}}},
            "dev_curve": [pt(100, .80, .30), pt(200, .895, .40), pt(300, .889, .395), pt(400, .90, .392),
                          pt(500, .896, .401)]}
-    monkeypatch.setattr(models, "training_record", lambda name: rec if name == "tfc/a" else {"steps": 1})
-    assert T.qa_plateau_text("tfc/a") == (
-        "tfc/a ran 500 steps (2.50 passes): held-out F1 stays within 1 point of its best (90.0) from step 400 on, "
-        "and XQuAD-English F1 stays within 1 point of its best (40.1) from step 200 on; its final cross-text F1 "
-        "is 71.2.")
-    assert T.qa_plateau_text("tfc/b") == "tfc/b records no dev curve."
+    got = T.qa_plateau(rec)
+    assert (got["heldout_from"], got["xquad_from"]) == (400, 200)
+    assert got["heldout_best"] == pytest.approx(90.0) and got["xquad_best"] == pytest.approx(40.1)
+    assert T.qa_plateau(rec, within=2.0)["heldout_from"] == 200
+    assert all(np.isnan(v) for v in T.qa_plateau({"steps": 1}).values())
     # a run without the XQuAD dev set: its NaN readings are skipped, not read as a curve
     rec["dev_curve"] = [{"step": p["step"], "heldout": p["heldout"]} for p in rec["dev_curve"]]
-    assert T.qa_plateau_text("tfc/a") == ("tfc/a ran 500 steps (2.50 passes): held-out F1 stays within 1 point of its "
-                                          "best (90.0) from step 400 on; its final cross-text F1 is 71.2.")
+    got = T.qa_plateau(rec)
+    assert got["heldout_from"] == 400 and np.isnan(got["xquad_best"]) and np.isnan(got["xquad_from"])
 
 
 def test_qa_curves_figure_wraps_rows(monkeypatch):
@@ -234,7 +232,7 @@ def test_stage_table_leaves_out_stages_that_took_no_time():
     assert list(stage_table(runs, "q2").columns) == ["responses", "qg", "pipeline"]
 
 
-def test_nli_sweep_table_and_text():
+def test_nli_sweep_table_and_summary():
     from tfc.book.chapters import q2 as T
 
     rec = {"rows": {"begin_test": 1500, "loo_anli": 600}, "margin": 0.5, "current": "v8",
@@ -243,28 +241,44 @@ def test_nli_sweep_table_and_text():
     t = T.nli_sweep_table(rec)
     assert t["NLI step"].tolist() == ["v8", T.F1_FORM] and t["chosen"].tolist() == [False, True]
     assert t["current"].tolist() == [True, False] and t.loc[1, "mean"] == 90.2
-    text = T.nli_sweep_text(rec)
-    assert text.startswith("On 1,500 begin_test, 600 loo_anli dev rows, the current step (v8) has mean AUC 87.00")
-    assert text.endswith("3.2 points better (margin 0.5), so it is chosen.")
+    got = T.sweep_summary(rec)
+    assert (got["current"], got["current_auc"], got["best"], got["best_auc"]) == ("v8", 87.0, T.F1_FORM, 90.2)
+    assert got["gain"] == pytest.approx(3.2) and got["chosen"] == T.F1_FORM
     rec["chosen"] = "v8"
-    assert T.nli_sweep_text(rec).endswith("not more than 0.5 points better, so the current step stays.")
+    assert T.sweep_summary(rec)["chosen"] == "v8"
     rec["auc"]["v8"]["mean"] = 95.0
-    assert T.nli_sweep_text(rec).endswith("has mean AUC 95.00, the best of the candidates, so it stays.")
-    assert T.nli_sweep_table(None).empty and T.nli_sweep_text(None).startswith("No dev sweep")
+    got = T.sweep_summary(rec)
+    assert (got["best"], got["gain"], got["chosen"]) == ("v8", 0.0, "v8")
+    assert T.nli_sweep_table(None).empty and T.sweep_summary(None)["chosen"] == "n/a"
+    assert np.isnan(T.sweep_summary(None)["gain"])
     # the option sweep's record reads the same way, its candidates named "options"
     opt = {**rec, "current": "as run", "chosen": "as run",
-           "auc": {"as run": {"mean": 90.2}, "+filter personal": {"mean": 90.5}}}
+           "auc": {"as run": {"mean": 83.46}, "+filter personal": {"mean": 83.55}}}
     assert T.nli_sweep_table(opt, what="options").columns[0] == "options"
-    assert T.nli_sweep_text(opt, what="options") == (
-        "On 1,500 begin_test, 600 loo_anli dev rows, the current options (as run) have mean AUC 90.20; the best is "
-        "+filter personal at 90.50, not more than 0.5 points better, so the current options stay.")
-    assert T.nli_sweep_text(None, what="options") == "No dev sweep of the options is recorded."
-    # two decimals, as recorded: a gap under 0.1 still shows (the rule-QG sweep's 83.46 against 83.55)
-    close = {**opt, "auc": {"as run": {"mean": 83.46}, "+filter personal": {"mean": 83.55}}}
-    assert "mean AUC 83.46; the best is +filter personal at 83.55" in T.nli_sweep_text(close, what="options")
+    got = T.sweep_summary(opt)
+    assert (got["current_auc"], got["best"], got["best_auc"]) == (83.46, "+filter personal", 83.55)
+    assert got["gain"] == pytest.approx(0.09)
 
 
-def test_run_shift_text_pairs_the_sets_in_one_form():
+def test_sweep_labels_rename_recorded_candidates_by_their_options():
+    from tfc.book.chapters import q2 as T
+
+    rec = {"current": "a", "chosen": "old name", "margin": 0.5,
+           "options": {"a": {"candidate_rule": "q2-code"}, "old name": {"candidate_rule": "tfc"},
+                       "kinds": {"candidate_kinds": ["ents"]}},
+           "auc": {"a": {"mean": 80.0}, "old name": {"mean": 81.0}, "kinds": {"mean": 70.0}}}
+    labels = T.sweep_labels(rec, {"the authors' rule": {"candidate_rule": "q2-code"}, "tfc's rule": {"candidate_rule": "tfc"},
+                                  "entities only": {"candidate_kinds": ["ents"]}})
+    assert labels == {"a": "the authors' rule", "old name": "tfc's rule", "kinds": "entities only"}
+    t = T.nli_sweep_table(rec, what="rule", labels=labels)
+    assert t["rule"].tolist() == ["the authors' rule", "tfc's rule", "entities only"]
+    assert t["chosen"].tolist() == [False, True, False]
+    got = T.sweep_summary(rec, labels)
+    assert (got["current"], got["best"], got["chosen"]) == ("the authors' rule", "tfc's rule", "tfc's rule")
+    assert T.sweep_labels(None, {}) == {} and T.sweep_labels({"auc": {}}, {"x": {}}) == {}
+
+
+def test_run_shift_pairs_the_sets_in_one_form():
     import pandas as pd
 
     from tfc.book.chapters import q2 as T
@@ -272,22 +286,15 @@ def test_run_shift_text_pairs_the_sets_in_one_form():
     a = pd.DataFrame({"dataset": ["begin", "q2", "frank"], "q2_f1": [80.0, 66.2, 70.0], "q2_nli": [1, 2, 3],
                       "form": "f1"})
     b = pd.DataFrame({"dataset": ["q2", "begin"], "q2_f1": [67.0, 79.6], "q2_nli": [4, 5], "form": "f1"})
-    assert T.run_shift_text(a, b, "v3", "v4") == (
-        "Q²'s F1 form, AUC × 100 with v3 → with v4: begin 80.0 → 79.6 (-0.4), q2 66.2 → 67.0 (+0.8).")
+    shift = T.run_shift({"v3": a, "v4": b})
+    assert shift.index.tolist() == ["begin", "q2"] and list(shift.columns) == ["v3", "v4", "Δ v4"]
+    assert shift["v3"].tolist() == [80.0, 66.2] and shift["v4"].tolist() == [79.6, 67.0]
+    assert shift["Δ v4"].tolist() == pytest.approx([-0.4, 0.8])
+    nli = T.run_shift({"v3": a.assign(form="nli"), "v4": b.assign(form="nli")})
+    assert nli["v4"].tolist() == [5, 4]
     with pytest.raises(ValueError, match="different forms"):
-        T.run_shift_text(a, b.assign(form="nli"), "v3", "v4")
-    assert T.run_shift_text(a, b.iloc[:0], "v3", "v4") == "v4 and v3 have no dialogue set scored in full in common yet."
-
-
-def test_sweep_choice_text_says_whether_a_sweep_changes_the_configuration():
-    from tfc.book.chapters import q2 as T
-
-    kept = T.sweep_choice_text({"chosen": "old rule"}, "q2.a", "q2.a")
-    changed = T.sweep_choice_text({"chosen": "new rule"}, "q2.a", "q2.b")
-    # the kept branch names the unchanged signature and the choice; the changed branch the new signature only
-    assert "old rule" in kept and "q2.a" in kept and kept != T.sweep_choice_text({"chosen": "old rule"}, "q2.a", "q2.b")
-    assert "new rule" in changed and "q2.b" in changed and "q2.a" not in changed
-    assert "q2.b" not in T.sweep_choice_text(None, "q2.a", "q2.b")     # no record: no signature claimed
+        T.run_shift({"v3": a, "v4": b.assign(form="nli")})
+    assert T.run_shift({"v3": a, "v4": b.iloc[:0]}).empty
 
 
 def test_speaker_candidate_share_counts_responses_per_label():
@@ -374,7 +381,7 @@ def test_rerun_drift_table_by_hand(monkeypatch):
     assert t.iloc[2]["rows"] == 0 and np.isnan(t.iloc[2]["Δ"])
 
 
-def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
+def test_rerun_summary_reads_the_curves_identities_and_drift(monkeypatch):
     from tfc import models
     from tfc.book.chapters import qags as T
 
@@ -394,24 +401,25 @@ def test_rerun_text_reads_the_curves_identities_and_drift(monkeypatch):
     monkeypatch.setattr(models, "committed_identity", lambda name: {"identity": "sha256:aaa"})
     monkeypatch.setattr(models, "identity", lambda name: "sha256:bbb")
     drift = pd.DataFrame({"rows": [10, 30], "same %": [100.0, 50.0], "max |Δ score|": [0.0, 0.25], "Δ": [0.0, -0.5]})
-    assert T.rerun_text(drift, "tfc/a", "tfc/b") == (
-        "Run again on this machine's CPU from its record (200 steps, 30 minutes of training at 12.4 examples/s), "
-        "from the same QA set (its sha256 equals the record's), "
-        "every reading at all 2 points of its dev curve equals the record's, and its weights' identity is not the "
-        "same (sha256:bbb against sha256:aaa). On 40 rows of 2 sets, 62.5% of the scores are unchanged, the largest "
-        "score difference is 0.25, and each set's Pearson or AUC moves by at most 0.50 points.")
+    got = T.rerun_summary(drift, "tfc/a", "tfc/b")
+    assert (got["steps"], got["minutes"], got["examples_per_second"]) == (200, 30.0, 12.44)
+    assert got["same_qa_set"] is True and (got["curve_points"], got["curve_gap"]) == (2, 0.0)
+    assert (got["identity"], got["committed_identity"], got["same_identity"]) == ("sha256:bbb", "sha256:aaa", False)
+    assert (got["rows"], got["sets"]) == (40, 2) and got["same_pct"] == pytest.approx(62.5)
+    assert got["max_score_delta"] == pytest.approx(0.25) and got["max_metric_delta"] == pytest.approx(0.5)
     same = drift.assign(**{"max |Δ score|": 0.0, "same %": 100.0, "Δ": 0.0})
-    assert T.rerun_text(same, "tfc/a", "tfc/b").endswith(
-        "Yet every one of its 40 compared scores on 2 sets equals the committed one, so the committed QAGS and Q² "
-        "(F1 form) numbers are the ones the rebuilt reader gives.")
+    got = T.rerun_summary(same, "tfc/a", "tfc/b")
+    assert (got["same_pct"], got["max_score_delta"], got["max_metric_delta"]) == (100.0, 0.0, 0.0)
     recs["tfc/b"]["dev_curve"][1] = pt(200, .905, .4)
-    assert "stays within 0.5 points of the record's at 2 points" in T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b")
-    assert T.rerun_text(drift.iloc[:0], "tfc/a", "tfc/b").endswith("Its scores are not recorded yet.")
-    assert T.rerun_text(drift, "tfc/a", "tfc/missing") == "tfc/missing is not recorded."
+    got = T.rerun_summary(drift.iloc[:0], "tfc/a", "tfc/b")
+    assert got["curve_gap"] == pytest.approx(0.5) and got["curve_points"] == 2
+    assert np.isnan(got["rows"]) and np.isnan(got["same_pct"])      # no scores compared yet
+    missing = T.rerun_summary(drift, "tfc/a", "tfc/missing")
+    assert np.isnan(missing["steps"]) and missing["same_identity"] is None
     recs["tfc/b"]["mix"] = {"sha256": "cd" * 32}
-    assert "/s), from a different QA set (sha256 cdcdcdcdcdcd against abababababab), its dev curve" in T.rerun_text(drift, "tfc/a", "tfc/b")
+    assert T.rerun_summary(drift, "tfc/a", "tfc/b")["same_qa_set"] is False
     del recs["tfc/b"]["mix"]
-    assert "examples/s), its dev curve stays" in T.rerun_text(drift, "tfc/a", "tfc/b")
+    assert T.rerun_summary(drift, "tfc/a", "tfc/b")["same_qa_set"] is None
 
 
 def test_score_robustness_hand_computed():
@@ -469,9 +477,7 @@ def test_robustness_summary_and_text_by_hand():
     s = T.robustness_summary(curve)
     assert s.loc["q", "drop"] == pytest.approx(0.4) and s.loc["q", "mean 95% interval width"] == pytest.approx(0.2)
     assert s.loc["q", "drop / width"] == pytest.approx(2.0) and s.loc["o", "drop / width"] == pytest.approx(2.5)
-    text = T.robustness_text(s)
-    assert "q 0.400 (2.0 widths), o 0.100 (2.5 widths)" in text and text.endswith("is o.")
-    assert "not run" in T.robustness_text(pd.DataFrame())
+    assert s.loc["o", "drop"] == pytest.approx(0.1) and s["drop / width"].idxmax() == "o"
     fig = T.robustness_figure({"Figure 4": curve, "Figure 5": curve})
     assert len(fig.axes) == 4
 

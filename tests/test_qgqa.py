@@ -892,106 +892,89 @@ def test_qa_runs_table_reads_records_and_the_cross_target(monkeypatch):
     assert t["run"].tolist() == ["A", "B"]
     assert t["cross F1"].tolist() == [71.0, 69.0] and t["cross F1 ≥ 70"].tolist() == [True, False]
     assert t.loc[0, "train minutes"] == 2.0 and t.loc[0, "XQuAD F1"] == 30.0 and np.isnan(t.loc[1, "XQuAD F1"])
-    assert T.qa_longer_text(t.iloc[:1]) == "No longer run is recorded yet."
-    two = T.qa_runs_table({"B": "tfc/b", "A": "tfc/a"}).fillna({"passes": 0.0, "train minutes": 0.0, "examples/s": 0.0})
-    text = T.qa_longer_text(two)
-    assert "cross-text F1 is 71.0 (first run 69.0)" in text and text.endswith("is met.")
-    # a named run, not only the last row; the device is named where the record has one
-    recs["tfc/a"]["device"] = "cuda: NVIDIA H100 80GB HBM3"
-    three = T.qa_runs_table({"B": "tfc/b", "A": "tfc/a", "B again": "tfc/b"}).fillna(
-        {"passes": 0.0, "train minutes": 0.0, "examples/s": 0.0})
-    named = T.qa_longer_text(three, "A", what="The GPU run")
-    assert named.startswith("The GPU run trained 10 steps (0.50 passes") and "2.0 minutes" in named
-    assert "on cuda: NVIDIA H100 80GB HBM3" in named and named.endswith("is met.")
-    assert T.qa_longer_text(three).endswith("still missed.")   # the last row (B again) by default
+    # where the dev curve levels off: no curve in these records, so the plateau columns are empty
+    assert t["curve: best held-out F1"].isna().all() and t["curve: held-out F1 within 1 from step"].isna().all()
+    recs["tfc/a"]["dev_curve"] = [{"step": 5, "heldout": {"f1": 0.7}, "xquad": {"f1": 0.2}},
+                                  {"step": 10, "heldout": {"f1": 0.8}, "xquad": {"f1": 0.3}}]
+    recs["tfc/a"]["device"] = "cuda: NVIDIA H100 80GB HBM3 (bf16)"
+    t = T.qa_runs_table({"A": "tfc/a"})
+    assert t.loc[0, "device"] == "cuda: NVIDIA H100 80GB HBM3"
+    assert (t.loc[0, "curve: best held-out F1"], t.loc[0, "curve: held-out F1 within 1 from step"]) == (80.0, 10)
+    assert (t.loc[0, "curve: best XQuAD F1"], t.loc[0, "curve: XQuAD F1 within 1 from step"]) == (30.0, 10)
 
 
-def test_qa_backbone_text_compares_two_named_runs():
-    import pandas as pd
-
-    from tfc.book.chapters import qags as T
-
-    runs = pd.DataFrame({"run": ["own", "shared"], "steps": [100, 120], "cross F1": [72.0, 70.3],
-                         "XQuAD F1": [39.2, 37.8]})
-    text = T.qa_backbone_text(runs, "own", "shared")
-    assert "120 steps against 100" in text and "cross-text F1 70.3 against 72.0 (-1.7)" in text
-    assert "XQuAD-English F1 37.8 against 39.2 (-1.4)" in text and text.endswith("lower on both.")
-    up = runs.assign(**{"XQuAD F1": [37.0, 39.0]})
-    assert T.qa_backbone_text(up, "own", "shared").endswith("mixed.")
-    assert T.qa_backbone_text(runs, "own", "missing") == "The shared-backbone run is not recorded."
-
-
-def test_qa_round_trip_text_reads_the_record(monkeypatch):
+def test_qa_round_trip_table_reads_the_record(monkeypatch):
     from tfc import models
     from tfc.book.chapters import qags as T
 
     rec = {"heldout_eval": {"f1": 0.9, "by_kind": {"cross": {"f1": 0.72}}}, "dev_eval_human": {"f1": 0.39},
            "weights_round_trip": {"cpu_reeval_after_round_trip": {"heldout_f1": 0.9, "cross_f1": 0.7203,
                                                                   "xquad_f1": 0.3928}}}
-    monkeypatch.setattr(models, "training_record", lambda c: {"tfc/x": rec, "tfc/old": {}}[c])
-    text = T.qa_round_trip_text("tfc/x")
-    assert "held-out F1 90.00 (on the device 90.00)" in text and "cross-text F1 72.03 (on the device 72.00)" in text
-    assert "XQuAD-English F1 39.28 (on the device 39.00)" in text
-    assert T.qa_round_trip_text("tfc/old") == "tfc/old records no re-reading after its weights came back."
+
+    def record(c):
+        if c == "tfc/missing":
+            raise FileNotFoundError(c)
+        return {"tfc/x": rec, "tfc/old": {}}[c]
+
+    monkeypatch.setattr(models, "training_record", record)
+    t = T.qa_round_trip_table(["tfc/x", "tfc/old", "tfc/missing"]).set_index("metric")
+    assert t["run"].unique().tolist() == ["tfc/x"]      # no re-reading or no record: left out
+    assert t.loc["held-out F1", ["on the device", "re-read on a CPU"]].tolist() == pytest.approx([90.0, 90.0])
+    assert t.loc["cross-text F1", "Δ"] == pytest.approx(0.03) and t.loc["XQuAD-English F1", "Δ"] == pytest.approx(0.28)
+    assert T.qa_round_trip_table(["tfc/old"]).empty
 
 
-def test_q2_wins_text_counts_sets_with_the_interval_above_zero():
+def test_q2_wins_summary_counts_sets_with_the_interval_above_zero():
     import pandas as pd
 
     from tfc.book.chapters import q2 as T
 
     tr = pd.DataFrame({"dataset": ["begin", "q2", "dialfact"], "diff_vs_f1": [2.0, 1.0, -3.0],
                        "ci_low": [0.5, -0.2, -5.0]})
-    text = T.q2_wins_text(tr)
-    assert text.startswith("Q² + NLI beats token F1 (95% interval above 0) on 1 of the 3 dialogue sets scored (begin)")
-    assert "AUC differences begin +2.0, q2 +1.0, dialfact -3.0" in text and "2 of 3: missed." in text
+    got = T.q2_wins_summary(tr)
+    assert (got["wins"], got["scored"], got["target"], got["met"], got["not_scored"]) == (1, 3, 2, False, [])
     tr.loc[1, "ci_low"] = 0.1
-    assert "on 2 of the 3" in T.q2_wins_text(tr) and T.q2_wins_text(tr).endswith("met.")
-    text = T.q2_wins_text(tr.iloc[:1])
-    assert text.endswith("Not scored in full: q2, dialfact.")
-    assert T.q2_wins_text(pd.DataFrame()).startswith("Q² + NLI beats token F1 (95% interval above 0) on 0 of the 0")
-    assert T.q2_wins_text(tr.assign(form="f1")).startswith("Q²'s F1 form beats token F1")
+    assert (T.q2_wins_summary(tr)["wins"], T.q2_wins_summary(tr)["met"]) == (2, True)
+    got = T.q2_wins_summary(tr.iloc[:1])
+    assert (got["wins"], got["scored"], got["not_scored"]) == (1, 1, ["q2", "dialfact"])
+    got = T.q2_wins_summary(pd.DataFrame())
+    assert (got["wins"], got["scored"], got["met"]) == (0, 0, False)
+    # a non-dialogue set neither counts as scored nor wins
+    other = pd.DataFrame({"dataset": ["frank"], "diff_vs_f1": [5.0], "ci_low": [1.0]})
+    assert (T.q2_wins_summary(other)["wins"], T.q2_wins_summary(other)["scored"]) == (0, 0)
 
 
-def test_reader_pearson_text_sets_a_reader_beside_the_default_and_the_paper():
-    import pandas as pd
-
-    from tfc.book.chapters import qags as T
-
-    t2 = pd.DataFrame({"variant": ["base", "new"], "qags_cnndm_pearson": [40.0, float("nan")],
-                       "qags_xsum_pearson": [12.0, 17.0]})
-    text = T.reader_pearson_text(t2, "new", "base")
-    # the paper's QAGS row of Table 1: 17.49 on XSum (../shared/reference)
-    assert text == ("With new, QAGS's Pearson r × 100: qags_cnndm: not fully scored; "
-                    "qags_xsum 17.0 (default reader 12.0; paper 17.5, Δ -0.5).")
-    assert T.reader_pearson_text(t2, "other", "base") == "other has no QAGS row."
-
-
-def test_variant_pair_text_sets_two_variants_side_by_side():
+def test_variant_pair_sets_two_variants_side_by_side():
     import pandas as pd
 
     from tfc.book.chapters import qags as T
 
     t3 = pd.DataFrame({"variant": ["v2", "v3", "half"], "quality": [69.5, 80.0, float("nan")],
                        "qags_cnndm_pearson": [44.46, 44.52, float("nan")], "qags_xsum_pearson": [14.45, 12.96, 10.0]})
-    assert T.variant_pair_text(t3, "v3", "v2") == (
-        "QAGS's Pearson r × 100 with v3 against v2: qags_cnndm 44.5 against 44.5 (+0.1); "
-        "qags_xsum 13.0 against 14.4 (-1.5), with quality 80.0 against 69.5.")
-    half = T.variant_pair_text(t3, "half", "v2")
-    assert "qags_cnndm: not fully scored" in half and "quality" not in half
-    assert T.variant_pair_text(t3, "v9", "v2") == "v9 has no row."
+    pair = T.variant_pair(t3, "v3", "v2")
+    assert pair.index.tolist() == ["qags_cnndm", "qags_xsum"] and list(pair.columns) == ["a", "b", "a_minus_b"]
+    assert pair["a"].tolist() == [44.52, 12.96] and pair["b"].tolist() == [44.46, 14.45]
+    assert pair["a_minus_b"].tolist() == pytest.approx([0.06, -1.49])
+    half = T.variant_pair(t3, "half", "v2")
+    assert np.isnan(half.loc["qags_cnndm", "a_minus_b"]) and half.loc["qags_xsum", "a_minus_b"] == pytest.approx(-4.45)
+    with pytest.raises(KeyError):
+        T.variant_pair(t3, "v9", "v2")
+    # beside the paper's QAGS row of Table 1: 17.49 on XSum (../shared/reference)
+    t2 = pd.DataFrame({"variant": ["base", "new"], "qags_cnndm_pearson": [40.0, float("nan")],
+                       "qags_xsum_pearson": [12.0, 17.0]})
+    paper = T.variant_pair(t2, "new", "base", paper="QAGS-T1")
+    assert paper.loc["qags_xsum", "paper"] == pytest.approx(17.49)
+    assert paper.loc["qags_xsum", "a_minus_paper"] == pytest.approx(-0.49) and np.isnan(paper.loc["qags_cnndm", "a"])
 
 
-def test_nine_set_text_names_only_complete_signatures():
+def test_nine_set_signatures_names_only_complete_signatures():
     from types import SimpleNamespace
 
     from tfc.book.chapters import q2 as T
 
     a, b = SimpleNamespace(signature="q2.a"), SimpleNamespace(signature="q2.b")
-    assert T.nine_set_text({"first": a, "second": b}, ["q2.b", "other"]) == (
-        "Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
-        "second (`q2.b`).")
-    assert T.nine_set_text({"first": a}, ["q2.b"]).startswith("No Q² run covers all nine TRUE sets yet")
+    assert T.nine_set_signatures({"first": a, "second": b}, ["q2.b", "other"]) == {"second": "q2.b"}
+    assert T.nine_set_signatures({"first": a}, ["q2.b"]) == {}
 
 
 def test_nli_step_choice_keeps_the_current_step_within_the_margin():

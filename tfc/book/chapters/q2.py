@@ -1,4 +1,4 @@
-"""Tables, figures and sentences of the Q² chapter (``notebooks/04_q2.md``), computed from the score cache
+"""Tables, figures and numbers of the Q² chapter (``notebooks/04_q2.md``), computed from the score cache
 (the loops live here, not in the notebook).
 
 * :func:`q2_table2`, :func:`q2_table3` -- Q² Tables 2 and 3 on the ``q2_paper`` subsets (:func:`q2_t3_row_sets`:
@@ -14,6 +14,8 @@ The parts the QAGS chapter reads too (cached score rows, pipeline stage rates, t
 questions) live in :mod:`tfc.book.qgqa_scoring` and :mod:`tfc.book.qg_judgements`.
 """
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
@@ -130,35 +132,24 @@ def q2_wins(tr: pd.DataFrame) -> list[str]:
     return dial[(dial["diff_vs_f1"] > 0) & (dial["ci_low"] > 0)]["dataset"].tolist()
 
 
-def q2_wins_text(tr: pd.DataFrame) -> str:
-    """One sentence from a :func:`q2_true_auc` frame: on which dialogue sets Q² + NLI (or the F1 form, for a frame
-    made with ``form="f1"``; 0-filled) beats token F1 with
-    the bootstrap interval above 0, out of how many scored, against the target of 2 of 3; the sets not
-    (fully) scored are named."""
-    dial = tr[tr["dataset"].isin(DIALOGUE)] if len(tr) else tr
-    wins = q2_wins(tr)
-    diffs = ", ".join(f"{r.dataset} {r.diff_vs_f1:+.1f}" for r in dial.itertuples()) if len(dial) else ""
-    not_scored = [d for d in DIALOGUE if d not in set(dial["dataset"] if len(dial) else [])]
-    name = "Q²'s F1 form" if len(tr) and "form" in tr and (tr["form"] == "f1").all() else "Q² + NLI"
-    text = (f"{name} beats token F1 (95% interval above 0) on {len(wins)} of the {len(dial)} dialogue sets scored"
-            + (f" ({', '.join(wins)})" if wins else "") + (f"; AUC differences {diffs}" if diffs else "")
-            + f". The target is 2 of {len(DIALOGUE)}: " + ("met" if len(wins) >= 2 else "missed") + ".")
-    if not_scored:
-        text += f" Not scored in full: {', '.join(not_scored)}."
-    return text
+def q2_wins_summary(tr: pd.DataFrame, target: int = 2) -> dict:
+    """From a :func:`q2_true_auc` frame: ``wins``, the dialogue sets on which Q² (in the frame's form, 0-filled)
+    beats token F1 with the bootstrap interval above 0 (:func:`q2_wins`), out of ``scored``, the dialogue sets
+    scored in full; ``met`` says whether ``wins`` reaches ``target`` (the chapter's 2 of 3), and ``not_scored``
+    lists the dialogue sets the frame lacks."""
+    dial = set(tr["dataset"]) & set(DIALOGUE) if len(tr) else set()
+    wins = len(q2_wins(tr))
+    return {"wins": wins, "scored": len(dial), "target": target, "met": wins >= target,
+            "not_scored": [d for d in DIALOGUE if d not in dial]}
 
 
-def nine_set_text(scorers: dict, complete) -> str:
-    """Which of ``scorers`` (``{label: scorer}``) have a cache covering every row of the nine TRUE sets with text
-    (``complete``: those signatures, from :func:`tfc.book.chapters.true.complete_signatures`; passed in because
-    one chapter module does not import another), and so appear in the TRUE AUC chapter's table of every
-    committed signature."""
+def nine_set_signatures(scorers: dict, complete) -> dict:
+    """``{label: signature}`` for the entries of ``scorers`` (``{label: scorer}``) whose cache covers every row of the
+    nine TRUE sets with text (``complete``: those signatures, from :func:`tfc.book.chapters.true.complete_signatures`;
+    passed in because one chapter module does not import another), and so appear in the TRUE AUC chapter's table
+    of every committed signature."""
     done = set(complete)
-    have = [f"{lab} (`{sc.signature}`)" for lab, sc in scorers.items() if sc.signature in done]
-    if not have:
-        return "No Q² run covers all nine TRUE sets yet, so Q² is not in the TRUE AUC chapter's nine-set table."
-    return ("Covering all nine TRUE sets, and so in the TRUE AUC chapter's table of every committed signature: "
-            + ", ".join(have) + ".")
+    return {lab: sc.signature for lab, sc in scorers.items() if sc.signature in done}
 
 
 Q2_TRUE_AUC_COLUMNS = ["dataset", "rows", "coverage", "true_q2", "q2_nli_covered", "q2_nli", "q2_f1", "token_f1",
@@ -216,33 +207,21 @@ def q2_true_auc(q2_scorer, datasets=DIALOGUE, n_boot: int = 1000, seed: int = 0,
     return out
 
 
-def run_shift_text(a: pd.DataFrame, b: pd.DataFrame, a_name: str, b_name: str) -> str:
-    """One sentence from two :func:`q2_true_auc` frames made in the same form: per dialogue set scored in both, the
-    form's AUC × 100 with configuration ``a`` and with configuration ``b`` and the change."""
-    forms = set(a.get("form", pd.Series(dtype=str))) | set(b.get("form", pd.Series(dtype=str)))
+def run_shift(frames: dict) -> pd.DataFrame:
+    """Several :func:`q2_true_auc` frames made in one form (``{configuration: frame}``, in the order the choices
+    were added) side by side: per dialogue set scored in all of them, the form's AUC × 100 with each configuration,
+    and ``Δ <configuration>``, its change from the configuration before it. ValueError for frames in different
+    forms."""
+    forms = set().union(*(set(f.get("form", pd.Series(dtype=str))) for f in frames.values()))
     if len(forms) > 1:
-        raise ValueError(f"the two frames are in different forms {sorted(forms)}")
+        raise ValueError(f"the frames are in different forms {sorted(forms)}")
     col = "q2_f1" if forms == {"f1"} else "q2_nli"
-    both = (a[a["dataset"].isin(DIALOGUE)].merge(b, on="dataset", suffixes=("_a", "_b"))
-            if len(a) and len(b) else pd.DataFrame())
-    if not len(both):
-        return f"{b_name} and {a_name} have no dialogue set scored in full in common yet."
-    what = "Q²'s F1 form" if col == "q2_f1" else "Q² + NLI"
-    return (f"{what}, AUC × 100 with {a_name} → with {b_name}: " + ", ".join(
-        f"{r['dataset']} {r[col + '_a']:.1f} → {r[col + '_b']:.1f} ({r[col + '_b'] - r[col + '_a']:+.1f})"
-        for _, r in both.iterrows()) + ".")
-
-
-def sweep_choice_text(rec: dict | None, before_sig: str, after_sig: str) -> str:
-    """One sentence on whether a dev sweep's choice changes the configuration it was run over: with
-    ``after_sig == before_sig`` the sweep kept that configuration, so TRUE is not scored again."""
-    if not rec:
-        return "No dev sweep is recorded, so the configuration takes the current choice and is scored on its own."
-    if after_sig == before_sig:
-        return (f"The sweep's choice ({rec['chosen']}) is the configuration it was run over (signature {after_sig}), "
-                "so TRUE is not scored again.")
-    return (f"The sweep chose {rec['chosen']}, so the configuration with it (signature {after_sig}) scores TRUE's "
-            "dialogue sets anew.")
+    wide = pd.DataFrame({name: (f[f["dataset"].isin(DIALOGUE)].set_index("dataset")[col] if len(f) else
+                                pd.Series(dtype=float)) for name, f in frames.items()}).dropna()
+    names = list(frames)
+    for prev, name in zip(names, names[1:]):
+        wide[f"Δ {name}"] = wide[name] - wide[prev]
+    return wide.rename_axis("dataset")
 
 
 def speaker_candidate_share(frames: dict, word: str = "i") -> pd.DataFrame:
@@ -528,17 +507,6 @@ def robustness_summary(curve: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("metric")
 
 
-def robustness_text(summary: pd.DataFrame) -> str:
-    """One sentence from :func:`robustness_summary`: how far each metric's system score falls over the full
-    range of inconsistency, in its own units and in widths of its 95% interval, and which moves most."""
-    if not len(summary):
-        return "No Q² scores of the annotated responses are cached, so the simulation was not run."
-    parts = ", ".join(f"{m} {r['drop']:.3f} ({r['drop / width']:.1f} widths)" for m, r in summary.iterrows())
-    best = summary["drop / width"].idxmax()
-    return (f"From no inconsistent response to all of them, the mean system score falls by {parts}; the metric "
-            f"that moves most for the width of its interval is {best}.")
-
-
 def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
     """Precision-recall curves (stacked, with a ``metric`` column) and the average precision of each
     ``{name: scores}`` at detecting ``y == 1``; every score is negated (a low score flags the positive)."""
@@ -550,30 +518,38 @@ def pr_curves(y, metrics: dict) -> tuple[pd.DataFrame, dict]:
     return pd.concat(curves), ap
 
 
-def nli_sweep_table(rec: dict | None, what: str = "NLI step") -> pd.DataFrame:
+def sweep_labels(rec: dict | None, candidates: dict) -> dict:
+    """``{name in the record: name in candidates}`` for each candidate of a sweep record whose options equal those of
+    a candidate of ``candidates`` (e.g. :data:`tfc.runs.qgqa.CANDIDATE_CANDIDATES`), so that a table shows the
+    candidates under their current names whatever they were recorded as."""
+    if not rec or "options" not in rec:
+        return {}
+    key = {json.dumps(opts, sort_keys=True): name for name, opts in candidates.items()}
+    return {name: key[json.dumps(opts, sort_keys=True)] for name, opts in rec["options"].items()
+            if json.dumps(opts, sort_keys=True) in key}
+
+
+def nli_sweep_table(rec: dict | None, what: str = "NLI step", labels: dict | None = None) -> pd.DataFrame:
     """A dev sweep's record (:func:`tfc.runs.qgqa.nli_step_sweep`'s, or :func:`~tfc.runs.qgqa.option_sweep`'s with
-    ``what="options"``) as a table: one row per candidate, dev AUC × 100 per dev set and their mean, the current
-    and the chosen candidate marked."""
+    ``what="options"``) as a table: one row per candidate (renamed by ``labels``, e.g. :func:`sweep_labels`), dev
+    AUC × 100 per dev set and their mean, the current and the chosen candidate marked."""
     if not rec:
         return pd.DataFrame(columns=[what, "current", "chosen"])
-    rows = [{what: k, **v, "current": k == rec["current"], "chosen": k == rec["chosen"]}
+    rows = [{what: (labels or {}).get(k, k), **v, "current": k == rec["current"], "chosen": k == rec["chosen"]}
             for k, v in rec["auc"].items()]
     return pd.DataFrame(rows)
 
 
-def nli_sweep_text(rec: dict | None, what: str = "step") -> str:
-    """One sentence: the dev rows, the margin, the current candidate's and the best candidate's mean AUC, and the
-    choice (``what`` names a candidate: "step" for the NLI-step sweep, "options" for the option sweep)."""
+def sweep_summary(rec: dict | None, labels: dict | None = None) -> dict:
+    """A dev sweep's record in numbers: the ``current`` candidate and its mean dev AUC × 100 (``current_auc``), the
+    ``best`` candidate and its (``best_auc``), the gain of the best over the current (``gain``, 0 when the current is
+    the best), and the ``chosen`` candidate (the best only if its gain exceeds the record's ``margin``); candidates
+    renamed by ``labels``. NaN and "n/a" without a record."""
     if not rec:
-        return f"No dev sweep of the {'NLI step' if what == 'step' else what} is recorded."
-    auc = rec["auc"]
+        return {"current": "n/a", "current_auc": np.nan, "best": "n/a", "best_auc": np.nan, "gain": np.nan,
+                "chosen": "n/a"}
+    auc, name = rec["auc"], (lambda k: (labels or {}).get(k, k))
     best = max(auc, key=lambda k: auc[k]["mean"])
-    rows = ", ".join(f"{n:,} {k}" for k, n in rec["rows"].items())
-    plural = what.endswith("s")
-    text = (f"On {rows} dev rows, the current {what} ({rec['current']}) {'have' if plural else 'has'} mean AUC "
-            f"{auc[rec['current']]['mean']:.2f}; the best is {best} at {auc[best]['mean']:.2f}")
-    if best == rec["current"]:
-        return text.rsplit("; the best", 1)[0] + f", the best of the candidates, so {'they stay' if plural else 'it stays'}."
-    if rec["chosen"] == rec["current"]:
-        return text + f", not more than {rec['margin']:g} points better, so the current {what} {'stay' if plural else 'stays'}."
-    return text + f", {auc[best]['mean'] - auc[rec['current']]['mean']:.1f} points better (margin {rec['margin']:g}), so it is chosen."
+    return {"current": name(rec["current"]), "current_auc": auc[rec["current"]]["mean"], "best": name(best),
+            "best_auc": auc[best]["mean"], "gain": auc[best]["mean"] - auc[rec["current"]]["mean"],
+            "chosen": name(rec["chosen"])}

@@ -1,4 +1,4 @@
-"""Tables, figures and sentences of the QAGS chapter (``notebooks/03_qags.md``), computed from the score cache
+"""Tables, figures and numbers of the QAGS chapter (``notebooks/03_qags.md``), computed from the score cache
 and the QA model's training records (the loops live here, not in the notebook).
 
 * :func:`qags_table1` -- QAGS Table 1: summary-level Pearson r × 100 with the QAGS human scores
@@ -87,10 +87,10 @@ def qags_table1(qags_scorer, cache_only: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def t1_value_text(t1: pd.DataFrame, dataset: str, column: str = "qags") -> str:
-    """One cell of :func:`qags_table1` as text with one decimal (``n/a`` when absent)."""
+def t1_value(t1: pd.DataFrame, dataset: str, column: str = "qags") -> float:
+    """One cell of :func:`qags_table1`: Pearson r × 100 of ``column`` on ``dataset`` (NaN when absent)."""
     v = t1.loc[(t1["row"] == dataset) & (t1["column"] == column), "value"]
-    return f"{v.iloc[0]:.1f}" if len(v) and pd.notna(v.iloc[0]) else "n/a"
+    return float(v.iloc[0]) if len(v) else float("nan")
 
 
 # the offline copies of the QAGS sets whose "reference" field the BLEU evidence checks: (BARTScore, UniEval)
@@ -160,33 +160,22 @@ def qa_dev_curve(record: dict) -> pd.DataFrame:
                                        "xquad_f1", "xquad_em"])
 
 
-def qa_plateau_text(name: str, within: float = 1.0) -> str:
-    """One sentence on a QA run's dev curve: for held-out F1 and XQuAD-English F1, the first step from which every
-    later reading stays within ``within`` points of the curve's best, and the final cross-text F1."""
-    from tfc import models
-
-    try:
-        rec = models.training_record(name)
-    except FileNotFoundError:
-        return f"{name} is not recorded."
-    curve = qa_dev_curve(rec)
-    if curve.empty:
-        return f"{name} records no dev curve."
-    passes = rec.get("epochs_seen")
-    parts = []
-    for col, label in (("heldout_f1", "held-out F1"), ("xquad_f1", "XQuAD-English F1")):
+def qa_plateau(record: dict, within: float = 1.0) -> dict:
+    """Where a QA run's dev curve (:func:`qa_dev_curve`) levels off: for held-out F1 and XQuAD-English F1 (× 100),
+    the curve's best reading (``heldout_best``, ``xquad_best``) and the first step from which every later reading
+    stays within ``within`` points of it (``heldout_from``, ``xquad_from``); NaN where the curve has no such
+    reading."""
+    curve = qa_dev_curve(record)
+    out = {}
+    for col, key in (("heldout_f1", "heldout"), ("xquad_f1", "xquad")):
         c = curve.dropna(subset=[col])
-        if c.empty:
-            continue
-        best = c[col].max()
-        far = np.flatnonzero(c[col].to_numpy() < best - within)    # the plateau starts after the last far reading
-        first = far[-1] + 1 if len(far) else 0
-        parts.append(f"{label} stays within {within:g} point of its best ({best:.1f}) from step "
-                     f"{int(c['step'].iloc[first]):,} on")
-    cross = ((rec.get("heldout_eval") or {}).get("by_kind") or {}).get("cross", {}).get("f1")
-    return (f"{name} ran {int(rec['steps']):,} steps" + (f" ({passes:.2f} passes)" if passes else "") + ": "
-            + ", and ".join(parts) + (f"; its final cross-text F1 is {100 * cross:.1f}" if cross is not None else "")
-            + ".")
+        best = first = np.nan
+        if len(c):
+            best = float(c[col].max())
+            far = np.flatnonzero(c[col].to_numpy() < best - within)    # the plateau starts after the last far reading
+            first = int(c["step"].iloc[far[-1] + 1 if len(far) else 0])
+        out[f"{key}_best"], out[f"{key}_from"] = best, first
+    return out
 
 
 QA_CURVE_LINES = {"heldout_f1": "held-out F1", "cross_f1": "held-out cross F1", "contrast_f1": "VitaminC contrast F1",
@@ -232,11 +221,13 @@ def qa_curves_figure(names, per_row: int = 2):
 QA_CROSS_TARGET = 0.7   # the cross-text F1 a QA reader should reach on the held-out training-side passages
 
 
-def qa_runs_table(checkpoints: dict) -> pd.DataFrame:
+def qa_runs_table(checkpoints: dict, within: float = 1.0) -> pd.DataFrame:
     """One row per QA training run (``{label: "tfc/<name>"}``; a run with no committed record is left out): how
     long it trained (steps, examples, passes over the training rows, minutes, examples/s, dtype) and its final
     dev metrics × 100 (held-out F1, the cross-text and VitaminC contrast kinds, XQuAD-English F1), with whether
-    cross-text F1 reaches :data:`QA_CROSS_TARGET`."""
+    cross-text F1 reaches :data:`QA_CROSS_TARGET`, and where its dev curve levels off (``curve: ...`` columns,
+    :func:`qa_plateau`: the curve's best held-out and XQuAD F1 and the step from which it stays within ``within``
+    points of each; the final metrics are the record's last evaluation, not a curve reading)."""
     from tfc import models
 
     rows = []
@@ -252,6 +243,7 @@ def qa_runs_table(checkpoints: dict) -> pd.DataFrame:
             return np.nan if v is None else round(100 * float(v), 1)
 
         cross = (kinds.get("cross") or {}).get("f1")
+        flat = qa_plateau(rec, within)
         rows.append({"run": label, "steps": rec.get("steps"), "examples": rec.get("examples_seen"),
                      "passes": rec.get("epochs_seen"), "stopped by": rec.get("stopped_by"),
                      "train minutes": round(rec["train_seconds"] / 60, 1) if rec.get("train_seconds") else np.nan,
@@ -259,69 +251,44 @@ def qa_runs_table(checkpoints: dict) -> pd.DataFrame:
                      "device": str(rec.get("device") or "").split(" (")[0] or None,
                      "held-out F1": pct(ev.get("f1")), "cross F1": pct(cross),
                      "contrast F1": pct((kinds.get("contrast") or {}).get("f1")), "XQuAD F1": pct(xq.get("f1")),
-                     f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}": None if cross is None else bool(cross >= QA_CROSS_TARGET)})
-    return pd.DataFrame(rows)
+                     f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}": None if cross is None else bool(cross >= QA_CROSS_TARGET),
+                     "curve: best held-out F1": round(flat["heldout_best"], 1),
+                     f"curve: held-out F1 within {within:g} from step": flat["heldout_from"],
+                     "curve: best XQuAD F1": round(flat["xquad_best"], 1),
+                     f"curve: XQuAD F1 within {within:g} from step": flat["xquad_from"]})
+    out = pd.DataFrame(rows)
+    for col in (f"curve: held-out F1 within {within:g} from step", f"curve: XQuAD F1 within {within:g} from step"):
+        if col in out:
+            out[col] = out[col].astype("Int64")
+    return out
 
 
-def qa_longer_text(runs: pd.DataFrame, run: str | None = None, what: str = "The longer run") -> str:
-    """One sentence on a later QA run (``run``, a label of the table; default its last row) against the first
-    (the table's first row)."""
-    if len(runs) < 2:
-        return "No longer run is recorded yet."
-    a = runs.iloc[0]
-    b = runs.iloc[-1] if run is None else runs.set_index("run").loc[run]
-    met = b[f"cross F1 ≥ {100 * QA_CROSS_TARGET:.0f}"]
-    minutes = b["train minutes"]
-    where = f" on {b['device']}" if isinstance(b.get("device"), str) and b.get("device") else ""
-    return (f"{what} trained {int(b['steps']):,} steps ({b['passes']:.2f} passes over the training rows) in "
-            f"{minutes:.{1 if minutes < 10 else 0}f} minutes at {b['examples/s']:.1f} examples/s ({b['dtype']}{where}), "
-            f"against {int(a['steps']):,} steps ({a['passes']:.2f} passes) for the first; its cross-text F1 is "
-            f"{b['cross F1']:.1f} (first run {a['cross F1']:.1f}), VitaminC contrast F1 {b['contrast F1']:.1f} "
-            f"({a['contrast F1']:.1f}), XQuAD-English F1 {b['XQuAD F1']:.1f} ({a['XQuAD F1']:.1f}); the cross-text "
-            f"target of {100 * QA_CROSS_TARGET:.0f} is "
-            + ("met" if met else "still missed") + ".")
+QA_ROUND_TRIP_METRICS = {"heldout_f1": "held-out F1", "cross_f1": "cross-text F1", "xquad_f1": "XQuAD-English F1"}
 
 
-def qa_round_trip_text(name: str) -> str:
-    """One sentence from a GPU-trained QA record's ``weights_round_trip``: its dev F1 read on the device and read
-    again here after the weights came back (fp16), × 100."""
+def qa_round_trip_table(names) -> pd.DataFrame:
+    """Per QA run (``"tfc/<name>"``) whose record has ``weights_round_trip`` (trained elsewhere, its weights brought
+    back as fp16 and read again here): the dev metrics of :data:`QA_ROUND_TRIP_METRICS` × 100 as read on the
+    training device and as read again on this CPU, and the change. Runs without a record or a re-reading are left
+    out."""
     from tfc import models
 
-    try:
-        rec = models.training_record(name)
-    except FileNotFoundError:
-        return f"{name} is not recorded."
-    again = (rec.get("weights_round_trip") or {}).get("cpu_reeval_after_round_trip")
-    if not again:
-        return f"{name} records no re-reading after its weights came back."
-    ev, xq = rec.get("heldout_eval") or {}, rec.get("dev_eval_human") or {}
-    cross = ((ev.get("by_kind") or {}).get("cross") or {}).get("f1")
-    pairs = [("held-out F1", ev.get("f1"), again.get("heldout_f1")), ("cross-text F1", cross, again.get("cross_f1")),
-             ("XQuAD-English F1", xq.get("f1"), again.get("xquad_f1"))]
-    return ("Read again on this CPU after the round trip, " + name + " gives " + ", ".join(
-        f"{lab} {100 * b:.2f} (on the device {100 * a:.2f})" for lab, a, b in pairs if a is not None and b is not None)
-        + ".")
-
-
-BACKBONE_LEAD = "Started from the alignment model's encoder instead of MiniLM"
-
-
-def qa_backbone_text(runs: pd.DataFrame, own: str, shared: str, lead: str = BACKBONE_LEAD,
-                     what: str = "shared-backbone") -> str:
-    """One sentence: the same QA recipe in two runs, two labels of :func:`qa_runs_table` (by default from MiniLM,
-    ``own``, and from the alignment model's encoder, ``shared``; ``lead`` says what the second run changed and
-    ``what`` names it when it is not recorded): cross-text and XQuAD F1 side by side, and which way they moved."""
-    t = runs.set_index("run")
-    if own not in t.index or shared not in t.index:
-        return f"The {what} run is not recorded."
-    a, b = t.loc[own], t.loc[shared]
-    d_cross, d_xq = b["cross F1"] - a["cross F1"], b["XQuAD F1"] - a["XQuAD F1"]
-    way = ("lower on both" if d_cross < 0 and d_xq < 0 else "higher on both" if d_cross > 0 and d_xq > 0
-           else "mixed")
-    return (f"{lead}, the same recipe ({int(b['steps']):,} "
-            f"steps against {int(a['steps']):,}) reads with cross-text F1 {b['cross F1']:.1f} against "
-            f"{a['cross F1']:.1f} ({d_cross:+.1f}) and XQuAD-English F1 {b['XQuAD F1']:.1f} against "
-            f"{a['XQuAD F1']:.1f} ({d_xq:+.1f}): {way}.")
+    cols = ["run", "metric", "on the device", "re-read on a CPU", "Δ"]
+    rows = []
+    for name in names:
+        try:
+            rec = models.training_record(name)
+        except FileNotFoundError:
+            continue
+        again = (rec.get("weights_round_trip") or {}).get("cpu_reeval_after_round_trip") or {}
+        ev, xq = rec.get("heldout_eval") or {}, rec.get("dev_eval_human") or {}
+        device = {"heldout_f1": ev.get("f1"), "cross_f1": ((ev.get("by_kind") or {}).get("cross") or {}).get("f1"),
+                  "xquad_f1": xq.get("f1")}
+        rows += [{"run": name, "metric": label, "on the device": 100 * device[key], "re-read on a CPU": 100 * again[key],
+                  "Δ": 100 * (again[key] - device[key])}
+                 for key, label in QA_ROUND_TRIP_METRICS.items()
+                 if device[key] is not None and again.get(key) is not None]
+    return pd.DataFrame(rows, columns=cols)
 
 
 # the scorers' reader run again on a CPU from its committed record (`tfc train reproduce --only qa-minilm`),
@@ -371,42 +338,40 @@ def rerun_drift_table(pairs: list[tuple]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def rerun_text(drift: pd.DataFrame, original: str = "tfc/qa-minilm", rerun: str = RERUN_READER) -> str:
-    """One sentence: the rerun's training time, how its dev curve compares with the committed record's (points at
-    the same steps, largest |Δ| in F1 points), its identity against the committed one, and what
-    :func:`rerun_drift_table` found downstream."""
+def rerun_summary(drift: pd.DataFrame, original: str = "tfc/qa-minilm", rerun: str = RERUN_READER) -> dict:
+    """The reader rebuilt from its record against the committed one, in numbers: the rerun's training (``steps``,
+    ``minutes``, ``examples_per_second``); ``same_qa_set`` (its QA set's sha256 equals the record's; None when
+    either is unrecorded); its dev curve against the record's at the steps both read (``curve_points``, and
+    ``curve_gap``: the largest |Δ| in F1 points over every reading); the weights' identities (``identity``,
+    ``committed_identity``, ``same_identity``); and :func:`rerun_drift_table` over the sets the rerun scored
+    (``rows``, ``sets``, ``same_pct``: the row-weighted share of unchanged scores, ``max_score_delta``, and
+    ``max_metric_delta``: the largest |Δ| of a set's Pearson or AUC × 100). NaN (None for the identities) where a
+    record or a score is missing."""
     from tfc import models
 
+    out = dict.fromkeys(("steps", "minutes", "examples_per_second", "curve_points", "curve_gap", "rows", "sets",
+                         "same_pct", "max_score_delta", "max_metric_delta"), np.nan)
+    out.update(same_qa_set=None, identity=None, committed_identity=None, same_identity=None)
     try:
         ra, rb = models.training_record(original), models.training_record(rerun)
     except FileNotFoundError:
-        return f"{rerun} is not recorded."
+        return out
     ca, cb = qa_dev_curve(ra).set_index("step"), qa_dev_curve(rb).set_index("step")
     common = ca.index.intersection(cb.index)
     cols = [c for c in ca.columns if c != "examples"]      # every reading: held-out F1 by kind, no-answer, XQuAD
-    if not len(common):
-        return f"{rerun}'s dev curve shares no step with {original}'s."
-    gap = float(np.nanmax(np.abs(ca.loc[common, cols].to_numpy(float) - cb.loc[common, cols].to_numpy(float))))
-    curve = (f"every reading at all {len(common)} points of its dev curve equals the record's" if gap == 0 else
-             f"its dev curve stays within {gap:.2g} points of the record's at {len(common)} points")
-    ida, idb = (models.committed_identity(original) or {}).get("identity"), models.identity(rerun)
-    same = "the same" if ida == idb else f"not the same ({idb} against {ida})"
     sha_a, sha_b = ((r.get("mix") or {}).get("sha256") for r in (ra, rb))
-    data = ("" if not (sha_a and sha_b) else ", from the same QA set (its sha256 equals the record's)" if sha_a == sha_b
-            else f", from a different QA set (sha256 {sha_b[:12]} against {sha_a[:12]})")
-    text = (f"Run again on this machine's CPU from its record ({int(rb['steps']):,} steps, "
-            f"{rb['train_seconds'] / 60:.0f} minutes of training at {rb['examples_per_second']:.1f} examples/s){data}, "
-            f"{curve}, and its weights' identity is {same}.")
+    ida, idb = (models.committed_identity(original) or {}).get("identity"), models.identity(rerun)
+    out.update(steps=int(rb["steps"]), minutes=rb["train_seconds"] / 60, examples_per_second=rb["examples_per_second"],
+               same_qa_set=None if not (sha_a and sha_b) else sha_a == sha_b, curve_points=len(common),
+               identity=idb, committed_identity=ida, same_identity=ida == idb)
+    if len(common):
+        out["curve_gap"] = float(np.nanmax(np.abs(ca.loc[common, cols].to_numpy(float)
+                                                  - cb.loc[common, cols].to_numpy(float))))
     d = drift.dropna(subset=["Δ"])
-    if d.empty:
-        return text + " Its scores are not recorded yet."
-    if (d["max |Δ score|"] == 0).all():
-        return text + (f" {'And' if ida == idb else 'Yet'} every one of its {int(d['rows'].sum()):,} compared scores on {len(d)} sets equals the "
-                       "committed one, so the committed QAGS and Q² (F1 form) numbers are the ones the rebuilt reader "
-                       "gives.")
-    return text + (f" On {int(d['rows'].sum()):,} rows of {len(d)} sets, {np.average(d['same %'], weights=d['rows']):.1f}% "
-                   f"of the scores are unchanged, the largest score difference is {d['max |Δ score|'].max():.3g}, and "
-                   f"each set's Pearson or AUC moves by at most {d['Δ'].abs().max():.2f} points.")
+    if len(d):
+        out.update(rows=int(d["rows"].sum()), sets=len(d), same_pct=float(np.average(d["same %"], weights=d["rows"])),
+                   max_score_delta=float(d["max |Δ score|"].max()), max_metric_delta=float(d["Δ"].abs().max()))
+    return out
 
 
 def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFrame:
@@ -436,39 +401,21 @@ def qags_variant_table(variants: dict, quality: dict | None = None) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-
-def reader_pearson_text(t2: pd.DataFrame, reader: str, default: str) -> str:
-    """One sentence from the QAGS Table 2 analogue (:func:`qags_variant_table`, variant = checkpoint): QAGS's
-    Pearson r × 100 with ``reader`` on each QAGS set, beside the ``default`` reader's and the paper's QAGS row of
-    Table 1 (with Δ to the paper)."""
-    paper = reference.load("QAGS-T1")
-    paper = paper[paper["column"] == "qags"].set_index("row")["value"]
-    t = t2.set_index("variant")
-    if reader not in t.index or default not in t.index:
-        return f"{reader} has no QAGS row."
-    parts = [f"{ds}: not fully scored" if pd.isna(r) else
-             f"{ds} {r:.1f} (default reader {d:.1f}; paper {paper.get(ds, np.nan):.1f}, Δ {r - paper.get(ds, np.nan):+.1f})"
-             for ds, r, d in _pearson_pairs(t, reader, default)]
-    return f"With {reader}, QAGS's Pearson r × 100: " + "; ".join(parts) + "."
-
-
-def _pearson_pairs(t: pd.DataFrame, a: str, b: str) -> list:
-    """(QAGS set, variant ``a``'s Pearson, variant ``b``'s) per set, from a :func:`qags_variant_table` frame indexed
-    by variant."""
-    return [(ds, t.loc[a, f"{ds}_pearson"], t.loc[b, f"{ds}_pearson"]) for ds in QAGS_SETS]
-
-
-def variant_pair_text(t: pd.DataFrame, a: str, b: str) -> str:
-    """One sentence from a :func:`qags_variant_table` frame: QAGS's Pearson r × 100 on each QAGS set with variant
-    ``a`` beside variant ``b``, and their ``quality`` column where both have one."""
+def variant_pair(t: pd.DataFrame, a: str, b: str, paper: str | None = None) -> pd.DataFrame:
+    """Two variants of a :func:`qags_variant_table` frame side by side, one row per QAGS set: QAGS's Pearson r × 100
+    with ``a`` and with ``b`` and their difference (``a_minus_b``); with ``paper`` (a reference table with a ``qags``
+    column, e.g. "QAGS-T1") also the paper's cell and ``a``'s difference to it (``a_minus_paper``). NaN where a variant
+    has no fully scored set; KeyError for a variant not in the table."""
     t = t.set_index("variant")
-    if a not in t.index or b not in t.index:
-        return f"{a if a not in t.index else b} has no row."
-    parts = [f"{ds}: not fully scored" if pd.isna(x) or pd.isna(y) else f"{ds} {x:.1f} against {y:.1f} ({x - y:+.1f})"
-             for ds, x, y in _pearson_pairs(t, a, b)]
-    qa, qb = t.loc[a].get("quality", np.nan), t.loc[b].get("quality", np.nan)
-    qual = f", with quality {qa:.1f} against {qb:.1f}" if pd.notna(qa) and pd.notna(qb) else ""
-    return f"QAGS's Pearson r × 100 with {a} against {b}: " + "; ".join(parts) + qual + "."
+    out = pd.DataFrame({"a": [t.loc[a, f"{ds}_pearson"] for ds in QAGS_SETS],
+                        "b": [t.loc[b, f"{ds}_pearson"] for ds in QAGS_SETS]}, index=list(QAGS_SETS), dtype=float)
+    out["a_minus_b"] = out["a"] - out["b"]
+    if paper is not None:
+        ref = reference.load(paper)
+        ref = ref[ref["column"] == "qags"].set_index("row")["value"]
+        out["paper"] = [float(ref.get(ds, np.nan)) for ds in QAGS_SETS]
+        out["a_minus_paper"] = out["a"] - out["paper"]
+    return out
 
 
 def reader_dev_f1(checkpoints) -> dict:
