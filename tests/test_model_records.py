@@ -45,6 +45,7 @@ def test_missing_checkpoint_names_how_to_rebuild_it_and_what_ships(tmp_path, mon
 
     monkeypatch.setenv("TFC_ARTIFACTS_DIR", str(tmp_path / "artifacts"))
     monkeypatch.setenv("TFC_MODEL_RECORDS_DIR", str(tmp_path / "records"))
+    monkeypatch.setenv("TFC_CACHE_DIR", str(tmp_path / "cache"))      # never the committed score cache
     (tmp_path / "records" / "foo").mkdir(parents=True)
     (tmp_path / "records" / "foo" / "identity.json").write_text(json.dumps(
         {"identity": "sha256:abc123abc123", "note": "identity of ...; retrain it with `tfc train foo`"}))

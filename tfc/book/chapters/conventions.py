@@ -2,8 +2,8 @@
 
 TRUE reports ROC AUC; MiniCheck and the LLM-AggreFact leaderboard report balanced accuracy (BAcc) at a fixed
 0.5; FactCG and AggreFact tune a threshold per dataset on a dev split and freeze it for test. This module computes
-all of them, and the expected calibration error, for each checker the book scores cheaply enough to score on a
-benchmark with both a validation and a test split in the mirror (SummaC's XSumFaith), through the score cache and
+all of them, and the expected calibration error, for each checker the book scores, on a benchmark with both a
+validation and a test split in the mirror (SummaC's XSumFaith), through the score cache and
 :mod:`tfc.meta` (the code behind ``tfc evaluate``). It also reads the published leaderboard rows of the peers
 (``peer_llm_aggrefact_leaderboard.csv`` in the reference folder), which are on data the mirror does not hold.
 """
@@ -15,9 +15,7 @@ import pandas as pd
 # (label, registry name): each in its recommended default configuration
 CHECKERS = (("ROUGE-L", "rougeL"), ("token F1", "f1"), ("BERTScore", "bertscore"), ("NLI", "nli"),
             ("SummaC-ZS", "summac-zs"), ("SummaC-Conv", "summac-conv"), ("AlignScore", "alignscore"),
-            ("WeCheck", "wecheck"))
-# the QG-QA checkers and TRUE's ensemble (which holds Q²) take about a second a row on this CPU
-NOT_SCORED = (("QAGS", "qags"), ("Q²", "q2"), ("TRUE's ensemble", "ensemble"))
+            ("WeCheck", "wecheck"), ("QAGS", "qags"), ("Q²", "q2"), ("TRUE's ensemble", "ensemble"))
 # the checkers whose default outputs a probability of consistency (a calibration map, or SummaC-Conv's sigmoid
 # fitted with a cross-entropy): the ECE reads a score as one, so it is given for these only
 PROBABILITIES = ("nli", "summac-zs", "summac-conv", "alignscore", "wecheck")
