@@ -318,7 +318,7 @@ def run_table(group: list, linked: set, release_root) -> list[str]:
     for rec, parent, date in group:
         lines.append(f"| {_name(rec['folder'], linked)} | {date[:10] or '—'} | {_cell(asked(rec, ref))} | "
                      f"{_cell(started(rec, parent))} | {_cell(dev_text(rec))} | {status(rec['folder'], release_root)} |")
-    return lines + [""]
+    return _full_width(lines)
 
 
 def true_table(group: list, linked: set) -> list[str]:
@@ -329,7 +329,7 @@ def true_table(group: list, linked: set) -> list[str]:
              "|---|---|---|---|---:|---|"]
     lines += [f"| {_name(rec['folder'], linked)} | {_cell(r['signature'])} | {r['plan'] or '—'} | {_cell(r['rows'])} | "
               f"{r['mean']:.2f} | {r['scored'] or '—'} |" for rec, r in rows]
-    return lines + [""]
+    return lines[:2] + _full_width(lines[2:])
 
 
 def drift_table(group: list, linked: set, by_identity: dict) -> list[str]:
@@ -344,7 +344,13 @@ def drift_table(group: list, linked: set, by_identity: dict) -> list[str]:
         src = f"`tfc/{src}`" if src and src != rec["folder"] else f"`{d['source']}`"
         lines.append(f"| {_name(rec['folder'], linked)} | {src} | {d['scheme'] or '—'} | {num(d['bytes'])} | "
                      f"{d['rows'] or '—'} | {_fmt(d['max_score'], 4)} | {_fmt(d['max_auc'], 3)} |")
-    return lines + [""]
+    return lines[:2] + _full_width(lines[2:])
+
+
+def _full_width(table: list[str]) -> list[str]:
+    """A markdown table in a full-width block: the log's tables have more columns than the text column holds at
+    1280 px (the theme widens ``full-width`` blocks into the right margin)."""
+    return [":::{div} full-width", *table, ":::", ""]
 
 
 def _fmt(x, digits: int) -> str:
