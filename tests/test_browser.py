@@ -62,8 +62,12 @@ TABLE_SCRIPT = """<script>window.addEventListener('load', function () {
       if (ox === 'auto' || ox === 'scroll') { sc = e; break; }
     }
     var right = (sc || t).getBoundingClientRect().right;
+    // a full-width block (the theme's class for content that may use the right margin) is its table's column,
+    // as long as it stays inside the window
+    var fw = t.closest('.full-width, .full_width, .tag_full-width, .tag_full_width');
+    var limit = fw ? Math.min(fw.getBoundingClientRect().right, window.innerWidth) : colRight;
     var head = (t.querySelector('th, td') || {textContent: ''}).textContent.trim().slice(0, 30);
-    out.push([i, t.scrollWidth, c.clientWidth, sc ? 1 : 0, right > colRight + 1 ? 1 : 0, Math.round(colRight),
+    out.push([i, t.scrollWidth, c.clientWidth, sc ? 1 : 0, right > limit + 1 ? 1 : 0, Math.round(limit),
               head.replace(/[|;]/g, ' ')].join('|'));
   });
   var d = document.createElement('div'); d.id = 'tfc-table-check';
@@ -114,7 +118,7 @@ def _dom_with_image_check(tmp_path, page: Path) -> str:
 def table_widths(tmp_path, page: Path) -> list[dict]:
     """Every table of ``page`` at 1280 px: ``scroll_width``, ``container_width``, ``in_scroll`` (inside a
     sideways-scrolling container), ``escapes`` (the table, or its scroll container, reaches past the
-    content column) and the text of its first cell."""
+    content column, or past its full-width block where it sits in one) and the text of its first cell."""
     probe = page.with_name(f".tfc_tables_{os.getpid()}_{page.name}")
     html = page.read_text(encoding="utf-8")
     probe.write_text(html.replace("</body>", TABLE_SCRIPT + "</body>") if "</body>" in html else html + TABLE_SCRIPT,
