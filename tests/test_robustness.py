@@ -410,13 +410,14 @@ def test_bad_input_catalogue_for_the_book(tmp_path, monkeypatch):
                      "perf_alignscore_tfc_reading_max_abs_diff": "not measured"}
 
 
-def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
+def test_gpu_peer_summary_reads_the_cuda_comparison(tmp_path, monkeypatch):
     import pandas as pd
 
     from tfc.book.chapters import performance as bench
 
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
-    assert "No GPU run of the AlignScore comparison" in bench.gpu_peer_text()
+    empty = bench.gpu_peer_summary()                                          # nothing recorded: no figure
+    assert list(empty) == list(bench.GPU_SUMMARY_KEYS) and {k for k, v in empty.items() if v is not None} == {"path"}
     row = {"comparison": "alignscore", "pairs": 90, "tfc_seconds": 0.16, "peer_seconds": 0.66, "ratio": 4.14,
            "target": 10.0, "met": False, "pearson": 0.98, "max_abs_diff": 0.3,
            "agreement_same_units": {"pearson": 1.0, "max_abs_diff": 0.0}}
@@ -424,13 +425,15 @@ def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
     (tmp_path / "bench_peers_gpu.json").write_text(json.dumps({
         "results": [row, fast], "rounds": 3, "torch_threads": 1, "device": "cuda",
         "machine": {"cuda": "NVIDIA H100 80GB HBM3"}}))
-    text = bench.gpu_peer_text()
-    assert text.startswith("On one NVIDIA H100 80GB HBM3, 90 pairs") and "thread): 4.14×" in text
-    assert "0.21 s, 3.17×" in text and "target is 10× at fp32 or with the fast preset, so it is missed" in text
-    assert text.endswith("largest difference of 0.")
+    got = bench.gpu_peer_summary()
+    assert (got["gpu"], got["pairs"], got["rounds"], got["threads"], got["ratio"]) == ("NVIDIA H100 80GB HBM3", 90, 3, 1, 4.14)
+    assert (got["fast_tfc_s"], got["fast_ratio"], got["target"], got["met"]) == (0.21, 3.17, 10.0, False)
+    assert got["same_units_max_diff"] == 0.0 and got["path_runs"] == 0 and got["path_min"] is None
+    assert bench.text_cells(got, {"ratio": "{:.2f}×"}, "p_")["p_ratio"] == "4.14×"
+    assert bench.text_cells(got, {})["path_min"] == "not recorded" and bench.text_cells(got, {})["path_gpus"] == "none"
     row["met"] = True
     (tmp_path / "bench_peers_gpu.json").write_text(json.dumps({"results": [row], "rounds": 1, "torch_threads": 1}))
-    assert "so it is met" in bench.gpu_peer_text()
+    assert bench.gpu_peer_summary()["met"] is True
     (tmp_path / "bench_peers_gpu_n9.json").write_text(json.dumps({
         "results": [{**row, "pairs": 9, "ratio": 2.0}], "torch_threads": 4, "machine": {"cuda": "G"}}))
     (tmp_path / "bench_peers.json").write_text(json.dumps({"results": [row]}))      # the CPU file is not a GPU run
@@ -440,7 +443,7 @@ def test_gpu_peer_text_reads_the_cuda_comparison(tmp_path, monkeypatch):
     assert runs["input path"].tolist() == [bench.INPUT_PATHS[0][1]] * 2          # no run time: the first path
 
 
-def test_gpu_peer_text_reports_the_current_input_paths_range(tmp_path, monkeypatch):
+def test_gpu_peer_summary_reports_the_current_input_paths_range(tmp_path, monkeypatch):
     """Runs of the current input path give a range and a count at the target; earlier paths give their best;
     a run that records its own input path is read as recorded."""
     from tfc.book.chapters import performance as bench
@@ -464,14 +467,15 @@ def test_gpu_peer_text_reports_the_current_input_paths_range(tmp_path, monkeypat
                               "bench_peers_gpu_pad": "pad_batch, blocking copies",
                               "bench_peers_gpu_async": "pad_batch, pinned non-blocking copies",
                               "bench_peers_gpu_async2": "pad_batch, pinned non-blocking copies"}
-    text = bench.gpu_peer_text()
-    assert "2 runs of 900 pairs on H200 gave 9.5× to 13.0× at fp32 (1 of 2 at or above the target; below it at batches of 32)" in text
-    assert "18.8× to 21.6× with the fast preset" in text and "It has not been timed on H100." in text
-    assert "The best run of the earlier input paths was 9.00× (H200, pad_batch, blocking copies)" in text
-    assert "On 900 pairs the loop's own time ranges from 6.7 s to 13.0 s" in text and "so it is met" in text
+    got = bench.gpu_peer_summary()
+    assert (got["path_runs"], got["runs_pairs"], got["path_gpus"], got["path_min"], got["path_max"]) == (2, 900, ["H200"], 9.5, 13.0)
+    assert (got["path_at_target"], got["path_below_batches"]) == (1, [32])
+    assert (got["path_fast_min"], got["path_fast_max"], got["path_not_timed_on"]) == (18.8, 21.6, ["H100"])
+    assert (got["old_best"], got["old_best_gpu"], got["old_best_path"]) == (9.0, "H200", "pad_batch, blocking copies")
+    assert (got["loop_min"], got["loop_max"], got["met"]) == (6.7, 13.0, True)
     run("bench_peers_gpu_async", 9.1, 18.8, "2026-11-27T00:01:01Z", tfc_input_path="something newer")
     assert bench.gpu_peer_runs().set_index("run").loc["bench_peers_gpu_async", "input path"] == "something newer"
-    assert "so it is missed" in bench.gpu_peer_text()                         # no current-path run reaches 10x
+    assert bench.gpu_peer_summary()["met"] is False                           # no current-path run reaches 10x at fp32
 
 
 def test_bench_peers_refuses_cuda_without_a_gpu(monkeypatch):
@@ -568,19 +572,22 @@ def test_reproduce_refuses_skipping_both_halves():
     assert res.exit_code != 0 and "nothing to do" in res.output
 
 
-def test_reproduce_text_reads_staged_records(tmp_path, monkeypatch):
+def test_reproduce_summary_reads_staged_records(tmp_path, monkeypatch):
     from tfc.book.chapters import performance as bench
 
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
-    assert bench.reproduce_text() == "make reproduce has not been timed on any device yet."
+    assert bench.reproduce_summary().empty
     bb = _bench_book()
     bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "train", 300.0, "H100", all_notebooks=["a"])
-    text = bench.reproduce_text()
-    assert "on H100: partial, 5.0 min" in text and "3 still missing (score, html, notebook a)" in text
+    row = bench.reproduce_summary().iloc[0]
+    assert (row["device"], row["minutes"], row["complete"], row["within target"]) == ("H100", 5.0, False, None)
+    assert row["stages missing"] == 3 and row["missing"] == ["score", "html", "notebook a"]
     for st in ("score", "html"):
         bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", st, 300.0, "H100")
     bb.merge_stage(tmp_path / "bench_reproduce_cuda.json", "notebooks", 0, "H100", [{"notebook": "a", "seconds": 600}])
-    assert bench.reproduce_text() == "make reproduce, on H100: 25.0 min over every stage, over the 20-minute target."
+    got = bench.reproduce_summary()
+    assert got[["device", "minutes", "complete", "within target", "stages missing"]].values.tolist() == [["H100", 25.0, True, False, 0]]
+    assert bench.reproduce_summary(target_minutes=30)["within target"].tolist() == [True]
     (tmp_path / "bench_reproduce_x.json").write_text("{broken")
     with pytest.raises(ValueError, match="not a readable"):
-        bench.reproduce_text()
+        bench.reproduce_summary()

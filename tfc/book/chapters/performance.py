@@ -305,57 +305,79 @@ def input_path(res: dict) -> str:
     return [name for start, name in INPUT_PATHS if at >= start][-1]
 
 
-def gpu_peer_text(res: dict | None = None) -> str:
-    """One paragraph on ``bench_peers.py --device cuda`` (``bench_peers_gpu*.json``): tfc's alignscore against the
-    per-example loop on a GPU, both precisions, against the 10x speed target: the first run, then every run
-    of the current input path (:data:`INPUT_PATHS`) with its range, and the best of the earlier paths."""
+def gpu_peer_summary(res: dict | None = None) -> dict:
+    """The figures of ``bench_peers.py --device cuda`` (``bench_peers_gpu*.json``): tfc's alignscore against the
+    per-example loop on a GPU. From the first run (``res``, by default ``bench_peers_gpu.json``): ``gpu``, ``pairs``,
+    ``rounds``, ``threads``, seconds per side at fp32 (``tfc_s``, ``loop_s``) and tfc's with the fast preset
+    (``fast_tfc_s``), the two ratios (``ratio``, ``fast_ratio``), the speed ``target`` and ``same_units_max_diff``
+    (the largest |score difference| on greedy chunks). From every recorded run (:func:`gpu_peer_runs`; only when
+    ``res`` is not given) see :func:`_gpu_runs_summary`. ``path`` is the current input path (the last of
+    :data:`INPUT_PATHS`). ``met``: the target is reached by a current-path run at fp32 where there is one, else by
+    the first run (fp32 or the fast preset). A figure not recorded is None: every one when no run is."""
     recorded = res is None          # the committed runs: compare with the others recorded beside it
     res = res if res is not None else load("bench_peers_gpu")
-    if not res:
-        return "No GPU run of the AlignScore comparison is recorded (`benchmarks/bench_peers.py --device cuda`)."
-    by = {r["comparison"]: r for r in res["results"]}
-    a, f = by.get("alignscore"), by.get("alignscore/fast")
+    out = dict.fromkeys(GPU_SUMMARY_KEYS)
+    out["path"] = INPUT_PATHS[-1][1]
+    by = {r["comparison"]: r for r in (res or {}).get("results", [])}
+    a, f = by.get("alignscore"), by.get("alignscore/fast") or {}
     if a is None:
-        return "The GPU run recorded no AlignScore comparison."
-    gpu = (res.get("machine") or {}).get("cuda") or res.get("device")
-    same = (a.get("agreement_same_units") or {})
-    text = (f"On one {gpu}, {a['pairs']} pairs stratified over TRUE's nine sets took tfc's `alignscore` "
-            f"{a['tfc_seconds']:.2f} s at fp32 against the per-example loop's {a['peer_seconds']:.2f} s (median of "
-            f"{res['rounds']} interleaved rounds, {res['torch_threads']} CPU thread): {a['ratio']:.2f}×")
-    if f is not None:
-        text += f"; with the fast preset (bf16 weights) {f['tfc_seconds']:.2f} s, {f['ratio']:.2f}×"
-    text += ". "
-    runs = gpu_peer_runs() if recorded else pd.DataFrame()
-    met = bool(a["met"] or (f is not None and f["met"]))
-    if len(runs):
-        now = runs[(runs["input path"] == INPUT_PATHS[-1][1]) & (runs["pairs"] == runs["pairs"].max())]
-        old = runs[runs["input path"] != INPUT_PATHS[-1][1]]
-        if len(now):
-            gpus = ", ".join(sorted(set(now["gpu"])))
-            hit = int((now["× fp32"] >= a["target"]).sum())
-            met = hit > 0
-            ok = now["× fp32"] >= a["target"]
-            sizes = (lambda sel: " and ".join(str(b) for b in sorted(set(now.loc[sel, "batch"]))))
-            text += (f"With the current input path ({INPUT_PATHS[-1][1]}), {len(now)} runs of {now['pairs'].iloc[0]} "
-                     f"pairs on {gpus} gave {now['× fp32'].min():.1f}× to {now['× fp32'].max():.1f}× at fp32 "
-                     f"({hit} of {len(now)} at or above the target"
-                     + (f"; below it at batches of {sizes(~ok)}" if hit < len(now) else "") + ") and "
-                     f"{now['× fast'].min():.1f}× to {now['× fast'].max():.1f}× with the fast preset. ")
-            missing = sorted(set(runs["gpu"]) - set(now["gpu"]))
-            if missing:
-                text += f"It has not been timed on {', '.join(missing)}. "
-        if len(old):
-            best = old.loc[old["× fp32"].idxmax()]
-            text += f"The best run of the earlier input paths was {best['× fp32']:.2f}× ({best['gpu']}, {best['input path']}). "
-        full = runs[runs["pairs"] == runs["pairs"].max()]
-        text += (f"On {full['pairs'].iloc[0]} pairs the loop's own time ranges from {full['loop s'].min():.1f} s to "
-                 f"{full['loop s'].max():.1f} s across runs and machines, so a ratio compares the two sides of one run, "
-                 "never runs with each other. ")
-    text += (f"The GPU speed target is {a['target']:g}× at fp32 or with the fast preset, so it is "
-             + ("met" if met else "missed")
-             + ". On the same units (greedy chunks) the two sides agree to a largest difference of "
-             f"{same.get('max_abs_diff', float('nan')):.1g}.")
-    return text
+        return out
+    out.update(gpu=(res.get("machine") or {}).get("cuda") or res.get("device"), pairs=a["pairs"],
+               rounds=res.get("rounds"), threads=res.get("torch_threads"), tfc_s=a["tfc_seconds"],
+               loop_s=a["peer_seconds"], ratio=a["ratio"], fast_tfc_s=f.get("tfc_seconds"), fast_ratio=f.get("ratio"),
+               target=a["target"], same_units_max_diff=(a.get("agreement_same_units") or {}).get("max_abs_diff"),
+               met=bool(a["met"] or f.get("met")))
+    if recorded:
+        out.update(_gpu_runs_summary(gpu_peer_runs(), a["target"], out["met"]))
+    return out
+
+
+# The keys of gpu_peer_summary, in the order the page reads them.
+GPU_SUMMARY_KEYS = ("gpu", "pairs", "rounds", "threads", "tfc_s", "loop_s", "ratio", "fast_tfc_s", "fast_ratio",
+                    "target", "same_units_max_diff", "path", "runs_pairs", "path_runs", "path_gpus", "path_at_target",
+                    "path_below_batches", "path_min", "path_max", "path_fast_min", "path_fast_max",
+                    "path_not_timed_on", "old_best", "old_best_gpu", "old_best_path", "loop_min", "loop_max", "met")
+
+
+def _gpu_runs_summary(runs: pd.DataFrame, target: float, met: bool) -> dict:
+    """From :func:`gpu_peer_runs`: on the largest sample (``runs_pairs`` pairs), the current input path's runs
+    (``path_runs``), their GPUs, how many reach ``target`` at fp32 (``path_at_target``), the batch sizes of those
+    that do not, the fp32 and fast-preset ranges and the GPUs with no such run (``path_not_timed_on``); over all
+    samples, the best fp32 run of the earlier paths (``old_best``, its GPU and path); the loop's time range on the
+    largest sample (``loop_min``, ``loop_max``); and ``met`` (by the current path's fp32 runs, if any)."""
+    if not len(runs):
+        return {}
+    full = runs[runs["pairs"] == runs["pairs"].max()]
+    now = full[full["input path"] == INPUT_PATHS[-1][1]]
+    old = runs[runs["input path"] != INPUT_PATHS[-1][1]]
+    ok = now["× fp32"] >= target
+    num = (lambda col, how: float(getattr(now[col], how)()) if len(now) else None)
+    out = {"runs_pairs": int(full["pairs"].iloc[0]), "path_runs": len(now),
+           "path_gpus": sorted(set(now["gpu"].dropna())), "path_at_target": int(ok.sum()),
+           "path_below_batches": sorted({int(b) for b in now.loc[~ok, "batch"]}),
+           "path_min": num("× fp32", "min"), "path_max": num("× fp32", "max"),
+           "path_fast_min": num("× fast", "min"), "path_fast_max": num("× fast", "max"),
+           "path_not_timed_on": sorted(set(runs["gpu"].dropna()) - set(now["gpu"].dropna())),
+           "loop_min": float(full["loop s"].min()), "loop_max": float(full["loop s"].max()),
+           "met": bool(ok.any()) if len(now) else met}
+    if len(old):
+        best = old.loc[old["× fp32"].idxmax()]
+        out.update(old_best=float(best["× fp32"]), old_best_gpu=best["gpu"] if pd.notna(best["gpu"]) else None,
+                   old_best_path=best["input path"])
+    return out
+
+
+def text_cells(values: dict, formats: dict[str, str], prefix: str = "", missing: str = "not recorded") -> dict[str, str]:
+    """``values`` as the text a page glues, ``{prefix + key: text}``: a value through its format in ``formats``
+    (``str`` without one), a list joined with commas (``none`` when empty), None as ``missing``."""
+    def cell(key, value):
+        if value is None:
+            return missing
+        if isinstance(value, (list, tuple)):
+            return ", ".join(map(str, value)) or "none"
+        return formats.get(key, "{}").format(value)
+
+    return {prefix + k: cell(k, v) for k, v in values.items()}
 
 
 def gpu_peer_runs() -> pd.DataFrame:
@@ -385,27 +407,25 @@ def smoke_summary(smoke: list[dict]) -> str:
     return ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in smoke)
 
 
-def reproduce_text(target_minutes: float = 20.0) -> str:
-    """One sentence on ``make reproduce``'s measured time per device, from the staged records
-    ``bench_reproduce_<device>.json`` that ``benchmarks/bench_book.py --reproduce --stage ...`` writes: complete
-    (every stage and notebook measured: the sum against the target) or partial (what is missing), or not
-    measured."""
-    files = sorted(results_dir().glob("bench_reproduce_*.json"))
-    if not files:
-        return "make reproduce has not been timed on any device yet."
-    parts = []
-    for f in files:
+REPRODUCE_TARGET_MINUTES = 20.0     # make reproduce DEVICE=cuda on an H100, end to end
+
+
+def reproduce_summary(target_minutes: float = REPRODUCE_TARGET_MINUTES) -> pd.DataFrame:
+    """``make reproduce``'s measured time per device, one row per staged record ``bench_reproduce_<device>.json``
+    (written by ``benchmarks/bench_book.py --reproduce --stage ...``): ``device`` (the devices its stages ran on),
+    ``minutes`` over the stages measured so far, ``complete`` (every stage and notebook measured), ``within
+    target`` (``minutes <= target_minutes``; None while partial), ``stages missing`` (a count) and ``missing``
+    (their names). Empty when no record exists; raises ``ValueError`` on a record that cannot be read."""
+    cols = ["device", "minutes", "complete", "within target", "stages missing", "missing"]
+    rows = []
+    for f in sorted(results_dir().glob("bench_reproduce_*.json")):
         try:
             r = json.loads(f.read_text())
         except (OSError, ValueError) as e:
             raise ValueError(f"{f}: not a readable staged record ({e})") from e
-        dev = ", ".join(r.get("devices", [])) or f.stem.removeprefix("bench_reproduce_")
-        minutes = r.get("total_seconds", 0.0) / 60
-        if r.get("complete"):
-            verdict = "within" if minutes <= target_minutes else "over"
-            parts.append(f"on {dev}: {minutes:.1f} min over every stage, {verdict} the {target_minutes:.0f}-minute target")
-        else:
-            miss = r.get("missing", [])
-            parts.append(f"on {dev}: partial, {minutes:.1f} min over the stages measured so far; "
-                         f"{len(miss)} still missing ({', '.join(miss[:4])}{', ...' if len(miss) > 4 else ''})")
-    return "make reproduce, " + "; ".join(parts) + "."
+        minutes, complete, miss = r.get("total_seconds", 0.0) / 60, bool(r.get("complete")), list(r.get("missing", []))
+        rows.append({"device": ", ".join(r.get("devices", [])) or f.stem.removeprefix("bench_reproduce_"),
+                     "minutes": minutes, "complete": complete,
+                     "within target": minutes <= target_minutes if complete else None,
+                     "stages missing": len(miss), "missing": miss})
+    return pd.DataFrame(rows, columns=cols)
