@@ -497,7 +497,7 @@ def test_dtype_speedup_reads_old_and_new_bench_scorers_results(tmp_path, monkeyp
     from tfc.book.chapters import performance as bench
 
     monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
-    assert len(bench.dtype_speedup()) == 0 and "has not been run" in bench.scorers_note()
+    assert len(bench.dtype_speedup()) == 0 and set(bench.scorers_machine().values()) == {None}
     row = {"scorer": "nli", "batch_size": 8, "pairs": 4, "seconds": 2.0, "pairs_per_second": 2.0}
     (tmp_path / "bench_scorers.json").write_text(json.dumps({"results": [row]}))   # before dtypes were measured
     assert bench.throughput_table()["dtype"].tolist() == ["float32"] and len(bench.dtype_speedup()) == 0
@@ -507,7 +507,8 @@ def test_dtype_speedup_reads_old_and_new_bench_scorers_results(tmp_path, monkeyp
                                                              "bf16_native": True}))
     got = bench.dtype_speedup().iloc[0]
     assert got["× bfloat16"] == 2.5 and got["× int8-dynamic"] == 1.5 and got["float32 pairs/s"] == 2.0
-    assert bench.scorers_note() == "Measured on X, 1 torch thread(s), native bf16."
+    assert bench.scorers_machine() == {"cpu": "X", "torch_threads": 1, "bf16_native": True, "load_start": None,
+                                       "load_end": None}
 
 
 def test_book_build_reads_cold_and_warm_runs_and_old_results(tmp_path, monkeypatch):
@@ -522,10 +523,31 @@ def test_book_build_reads_cold_and_warm_runs_and_old_results(tmp_path, monkeypat
         {"cpu": "X", "cpu_count": 2, "runs": [{"kind": "cold", **run}, {"kind": "warm", **run, "total_seconds": 240.0}]}))
     df, texts = bench.book_build()
     assert texts["perf_book_cold"] == "6.0" and texts["perf_book_warm"] == "4.0"
+    assert (texts["perf_book_cpu"], texts["perf_book_cores"], texts["perf_book_load"]) == ("X", "2", "1.0")
     assert df[df["stage"] == "total"]["seconds"].tolist() == [360.0, 240.0]
     (tmp_path / "bench_book_default.json").write_text(json.dumps({"platform": "P", **run}))   # before cold/warm
     df, texts = bench.book_build()
     assert texts["perf_book_cold"] == "not measured" and set(df["run"]) == {"one run"}
+
+
+def test_performance_page_values_not_words(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from tfc.book.chapters import performance as bench
+
+    monkeypatch.setenv("TFC_BENCH_DIR", str(tmp_path))
+    by = pd.DataFrame({"met": [True, False], "target": [3.0, 2.0]}, index=["a", "b"])
+    assert [bench.peer_met(by, c) for c in ("a", "b", "c")] == [True, False, None]
+    assert set(bench.scale_facts().values()) == set(bench.gpu_facts().values()) == {None} and not len(bench.gpu_smoke())
+    smoke = [{"scorer": "nli", "dtype": "float32", "ok": True}, {"scorer": "bertscore", "dtype": "float32", "ok": None}]
+    (tmp_path / "bench_gpu.json").write_text(json.dumps({"device": "G", "torch": "2", "cuda": "13", "matmul": "m",
+                                                         "measured_matmul_tflops": 7.5, "scorer_smoke": smoke}))
+    assert bench.gpu_facts()["matmul_tflops"] == 7.5 and bench.gpu_smoke()["ok"].tolist() == [True, None]
+    drift = pd.DataFrame({"scorer": ["x", "x", "y", "z"], "dataset": ["d1", "d2", "d1", "d1"],
+                          "drift": [0.1, -0.4, 0.2, 3.0]})
+    got = bench.fast_verdicts(drift, n_sets=2, limit=1.0)
+    assert got["status"].tolist() == ["within", "partial", "beyond"] and got["largest"].tolist() == [0.4, 0.2, 3.0]
+    assert got["sets"].tolist() == [2, 1, 1] and len(bench.fast_verdicts(drift.iloc[:0], n_sets=2)) == 0
 
 
 def _bench_book():

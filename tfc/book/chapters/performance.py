@@ -112,10 +112,12 @@ def dtype_speedup(res: dict | None = None) -> pd.DataFrame:
 
 
 def book_build(res: dict | None = None) -> tuple[pd.DataFrame, dict]:
-    """``bench_book.py``'s default-mode runs: seconds per run and stage, and the page's glue texts (minutes of
-    the cold and the warm run, the machine). A result written before cold/warm runs counts as one run."""
+    """``bench_book.py``'s default-mode runs: seconds per run and stage, and the page's glue values as text (minutes
+    of the cold and the warm run; the machine's CPU, its core count and the 1-minute load average at the start of the
+    first run). A result written before cold/warm runs counts as one run."""
     res = res if res is not None else load("bench_book_default")
-    texts = {"perf_book_cold": "not measured", "perf_book_warm": "not measured", "perf_book_machine": "not measured"}
+    texts = dict.fromkeys(("perf_book_cold", "perf_book_warm", "perf_book_cpu", "perf_book_cores", "perf_book_load"),
+                          "not measured")
     if not res:
         return pd.DataFrame(columns=["run", "stage", "seconds"]), texts
     runs = res.get("runs") or [{"kind": "one run", **res}]
@@ -124,22 +126,21 @@ def book_build(res: dict | None = None) -> tuple[pd.DataFrame, dict]:
     for r in runs:
         if r["kind"] in ("cold", "warm"):
             texts[f"perf_book_{r['kind']}"] = f"{r['total_seconds'] / 60:.1f}"
-    texts["perf_book_machine"] = (f"{res.get('cpu') or res.get('platform', '?')}, {res.get('cpu_count', '?')} cores, "
-                                  f"load average {runs[0]['loadavg_start'][0]} at the start")
+    texts.update(perf_book_cpu=str(res.get("cpu") or res.get("platform", "?")), perf_book_cores=str(res.get("cpu_count", "?")),
+                 perf_book_load=str(runs[0]["loadavg_start"][0]))
     return pd.DataFrame(rows), texts
 
 
-def scorers_note(res: dict | None = None) -> str:
-    """Where and when ``bench_scorers.py`` ran: CPU, threads, native bf16, load."""
+def scorers_machine(res: dict | None = None) -> dict:
+    """Where and when ``bench_scorers.py`` ran: ``cpu``, ``torch_threads``, ``bf16_native`` (bool), ``load_start``
+    and ``load_end`` (the 1-, 5- and 15-minute load averages). A figure not recorded is None: every one when the
+    benchmark has not been run."""
     res = res if res is not None else load("bench_scorers")
     if not res:
-        return "benchmarks/bench_scorers.py has not been run"
-    bits = [res.get("cpu") or res.get("platform", "?"), f"{res.get('torch_threads', '?')} torch thread(s)"]
-    if "bf16_native" in res:
-        bits.append("native bf16" if res["bf16_native"] else "no native bf16 (emulated)")
-    if "loadavg_start" in res:
-        bits.append(f"load average {res['loadavg_start']} -> {res['loadavg_end']}")
-    return "Measured on " + ", ".join(str(b) for b in bits) + "."
+        return dict.fromkeys(("cpu", "torch_threads", "bf16_native", "load_start", "load_end"))
+    return {"cpu": res.get("cpu") or res.get("platform"), "torch_threads": res.get("torch_threads"),
+            "bf16_native": res.get("bf16_native"), "load_start": res.get("loadavg_start"),
+            "load_end": res.get("loadavg_end")}
 
 
 def fast_drift(datasets=None) -> pd.DataFrame:
@@ -164,8 +165,9 @@ def fast_drift(datasets=None) -> pd.DataFrame:
 
 def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
     """The fast preset against fp32 per model scorer and TRUE set (:func:`fast_drift`, read from the committed
-    caches) and the page's glue texts (sample size, largest |drift|, verdict per scorer)."""
-    from tfc.runs.auc_drift import DRIFT_LIMIT, drift_verdict
+    caches), the page's glue values as text (dtype, sample size, limit, checkpoint, largest |drift|) and
+    :func:`fast_verdicts` of the table."""
+    from tfc.runs.auc_drift import DRIFT_LIMIT
     from tfc.runs.inhouse_models import FAST_DRIFT_SAMPLE, SENT_CHECKPOINT, _true_sets
     from tfc.scorers import FAST_DTYPE
 
@@ -173,11 +175,29 @@ def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
     n_sets = len(datasets) if datasets is not None else len(_true_sets())
     texts = {"perf_fast_dtype": FAST_DTYPE, "perf_fast_n": str(FAST_DRIFT_SAMPLE),
              "perf_fast_limit": f"{DRIFT_LIMIT}", "perf_fast_checkpoint": SENT_CHECKPOINT,
-             "perf_fast_max": f"{d['drift'].abs().max():.2f}" if len(d) else "not measured",
-             "perf_fast_verdict": drift_verdict(d, by="scorer", n_sets=n_sets)}
+             "perf_fast_max": f"{d['drift'].abs().max():.2f}" if len(d) else "not measured"}
     if len(d):
         d = d[["scorer", "dataset", "rows", "auc_fp32", "auc_fast", "drift", "max_abs_score_diff", "signature"]]
-    return d, texts
+    return d, texts, fast_verdicts(d, n_sets)
+
+
+def fast_verdicts(drift: pd.DataFrame, n_sets: int, limit: float | None = None) -> pd.DataFrame:
+    """Per scorer of a fast-preset drift table: ``largest`` |drift| (AUC points), ``sets`` measured, ``needed``
+    (``n_sets``) and ``status``: ``within`` (within ``limit``, default
+    :data:`tfc.runs.auc_drift.DRIFT_LIMIT`, on every set), ``beyond`` (over the limit) or ``partial`` (within it
+    on fewer sets than needed)."""
+    from tfc.runs.auc_drift import DRIFT_LIMIT
+
+    limit = DRIFT_LIMIT if limit is None else limit
+    cols = ["scorer", "largest", "sets", "needed", "status"]
+    if not len(drift):
+        return pd.DataFrame(columns=cols)
+    g = drift.groupby("scorer", sort=False)
+    out = pd.DataFrame({"largest": g["drift"].agg(lambda x: float(x.abs().max())), "sets": g["dataset"].nunique()})
+    out["needed"] = n_sets
+    out["status"] = np.where(out["largest"] > limit, "beyond",
+                             np.where(out["sets"] >= n_sets, "within", "partial"))
+    return out.reset_index()[cols]
 
 
 # (what, groundings, generations): each run as one score() call
@@ -247,13 +267,16 @@ def scale_table(res: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(res["results"])[cols]
 
 
-def scale_note(res: dict | None = None) -> str:
-    """The machine the scale-out benchmark ran on (cores, load) and the measured 2-vs-1-worker speed-up."""
+def scale_facts(res: dict | None = None) -> dict:
+    """The machine the scale-out benchmark ran on and what it measured: ``cores``, the 1-minute load average at the
+    start and end (``load_start``, ``load_end``), the marginal ``speedup`` of 2 over 1 workers and the ``ray``
+    version; every value None when the benchmark has not been run."""
     res = res if res is not None else load("scale")
     if res is None:
-        return "not run"
-    return (f"{res['cpu_count']} cores, load average {res['load_average_start'][0]} -> {res['load_average_end'][0]}; "
-            f"marginal speed-up of 2 over 1 workers: {res['marginal_speedup_2_vs_1_workers']}; Ray {res['ray']}")
+        return dict.fromkeys(("cores", "load_start", "load_end", "speedup", "ray"))
+    return {"cores": res["cpu_count"], "load_start": res["load_average_start"][0],
+            "load_end": res["load_average_end"][0], "speedup": res["marginal_speedup_2_vs_1_workers"],
+            "ray": res["ray"]}
 
 
 def peer_cell(by: pd.DataFrame, comparison: str, column: str, fmt: str = "{:.2f}") -> str:
@@ -261,11 +284,10 @@ def peer_cell(by: pd.DataFrame, comparison: str, column: str, fmt: str = "{:.2f}
     return fmt.format(by.loc[comparison, column]) if comparison in by.index else "not measured"
 
 
-def peer_verdict(by: pd.DataFrame, comparison: str) -> str:
-    """Whether a peer comparison meets its speed target, as the prose reads it."""
-    if comparison not in by.index:
-        return "was not measured"
-    return ("meets" if by.loc[comparison, "met"] else "falls short of") + f" the target of {by.loc[comparison, 'target']:g}×"
+def peer_met(by: pd.DataFrame, comparison: str) -> bool | None:
+    """Whether a peer comparison (a row of :func:`peer_table` indexed by ``comparison``) meets its speed target;
+    None when it was not measured."""
+    return bool(by.loc[comparison, "met"]) if comparison in by.index else None
 
 
 def gpu_table(res: dict | None = None) -> pd.DataFrame:
@@ -279,14 +301,22 @@ def gpu_table(res: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(res["results"])[cols]
 
 
-def gpu_note(res: dict | None = None) -> str:
-    """One line: which GPU, its measured matmul rate, and the scorer smoke run's outcome."""
+def gpu_facts(res: dict | None = None) -> dict:
+    """``bench_gpu.py``'s machine: ``device``, ``torch``, ``cuda``, the measured bf16 matmul rate
+    (``matmul_tflops``) and its shape (``matmul``); every value None when no GPU run is recorded."""
     res = res if res is not None else load("bench_gpu")
     if not res:
-        return "No GPU run recorded (benchmarks/bench_gpu.py skips itself where torch sees no GPU)."
-    smoke = smoke_summary(res.get("scorer_smoke", []))
-    return (f"{res['device']}, torch {res['torch']} (CUDA {res['cuda']}): measured bf16 matmul rate "
-            f"{res['measured_matmul_tflops']} TFLOP/s ({res['matmul']}). Scorers on the device: {smoke}.")
+        return dict.fromkeys(("device", "torch", "cuda", "matmul_tflops", "matmul"))
+    return {"device": res["device"], "torch": res["torch"], "cuda": res["cuda"],
+            "matmul_tflops": res["measured_matmul_tflops"], "matmul": res["matmul"]}
+
+
+def gpu_smoke(res: dict | None = None) -> pd.DataFrame:
+    """``bench_gpu.py``'s scorer smoke run on the device: ``scorer``, ``dtype`` and ``ok`` (True, False, or None
+    when skipped), one row per run; empty when no GPU run is recorded."""
+    res = res if res is not None else load("bench_gpu")
+    rows = [{"scorer": s["scorer"], "dtype": s["dtype"], "ok": s["ok"]} for s in (res or {}).get("scorer_smoke", [])]
+    return pd.DataFrame(rows, columns=["scorer", "dtype", "ok"]).astype({"ok": object})
 
 
 # The tfc side's input path in the recorded GPU runs, by the run's time (runs from before bench_peers.py wrote
@@ -399,12 +429,6 @@ def gpu_peer_runs() -> pd.DataFrame:
                      "tfc s (fast)": f.get("tfc_seconds"), "loop s": a["peer_seconds"], "× fp32": a["ratio"],
                      "× fast": f.get("ratio"), "run at": a.get("run_at")})
     return pd.DataFrame(rows, columns=cols).sort_values(["pairs", "threads", "batch", "run at"], ignore_index=True)
-
-
-def smoke_summary(smoke: list[dict]) -> str:
-    """``bench_gpu``'s scorer smoke rows as one line: ``nli/float32 ok, bertscore/float32 skipped, ...``."""
-    state = {True: "ok", False: "FAILED", None: "skipped"}
-    return ", ".join(f"{s['scorer']}/{s['dtype']} {state[s['ok']]}" for s in smoke)
 
 
 REPRODUCE_TARGET_MINUTES = 20.0     # make reproduce DEVICE=cuda on an H100, end to end
