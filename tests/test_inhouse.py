@@ -406,19 +406,18 @@ def test_chosen_mean_text_reads_the_dev_chosen_reading():
     assert A.chosen_mean_text(full[full["dataset"] != "paws"], ckpt, len(STEP_SETS)) == "n/a"
 
 
-def test_drift_verdict_per_scorer_needs_every_set_within_the_limit():
+def test_drift_verdicts_per_preset_need_every_set_within_the_limit():
     import pandas as pd
 
-    from tfc.runs.auc_drift import drift_verdict
+    from tfc.runs.auc_drift import drift_verdicts
 
-    d = pd.DataFrame({"scorer": ["a", "a", "b", "b", "c"], "dataset": ["x", "y", "x", "y", "x"],
+    d = pd.DataFrame({"preset": ["a", "a", "b", "b", "c"], "dataset": ["x", "y", "x", "y", "x"],
                       "drift": [0.1, -0.2, 0.05, -0.21, 0.0]})
-    text = drift_verdict(d, by="scorer", n_sets=2)
-    parts = dict(p.split(": ", 1) for p in text.split("; "))
-    assert parts["a"].startswith("largest |drift| 0.20 AUC points over 2 sets, within the limit")
-    assert parts["b"].endswith("beyond the 0.2 allowed")
-    assert parts["c"].endswith("only 1 of 2 sets measured")
-    assert drift_verdict(pd.DataFrame()) == "n/a (no drift sample scored)"
+    got = drift_verdicts(d)                                  # needs every set of the table: 2
+    assert got["preset"].tolist() == ["a", "b", "c"] and got["needed"].tolist() == [2, 2, 2]
+    assert got["largest"].round(2).tolist() == [0.2, 0.21, 0.0] and got["sets"].tolist() == [2, 2, 1]
+    assert got["status"].tolist() == ["within", "beyond", "partial"]
+    assert list(drift_verdicts(pd.DataFrame()).columns) == ["preset", "largest", "sets", "needed", "status"]
 
 
 def test_fast_drift_plans_pair_every_set_at_both_dtypes():

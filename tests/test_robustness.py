@@ -545,9 +545,11 @@ def test_performance_page_values_not_words(tmp_path, monkeypatch):
     assert bench.gpu_facts()["matmul_tflops"] == 7.5 and bench.gpu_smoke()["ok"].tolist() == [True, None]
     drift = pd.DataFrame({"scorer": ["x", "x", "y", "z"], "dataset": ["d1", "d2", "d1", "d1"],
                           "drift": [0.1, -0.4, 0.2, 3.0]})
-    got = bench.fast_verdicts(drift, n_sets=2, limit=1.0)
+    from tfc.runs.auc_drift import drift_verdicts
+
+    got = drift_verdicts(drift, by="scorer", n_sets=2, limit=1.0)
     assert got["status"].tolist() == ["within", "partial", "beyond"] and got["largest"].tolist() == [0.4, 0.2, 3.0]
-    assert got["sets"].tolist() == [2, 1, 1] and len(bench.fast_verdicts(drift.iloc[:0], n_sets=2)) == 0
+    assert got["sets"].tolist() == [2, 1, 1] and len(drift_verdicts(drift.iloc[:0], by="scorer", n_sets=2)) == 0
 
 
 def _bench_book():

@@ -37,17 +37,18 @@ def drift_table(fp32, fast, datasets=None) -> pd.DataFrame:
 DRIFT_LIMIT = 0.2   # AUC points: the most a fast preset may move any TRUE set against fp32
 
 
-def drift_verdict(drift: pd.DataFrame, by: str = "preset", limit: float = DRIFT_LIMIT, n_sets: int | None = None) -> str:
-    """One sentence per ``by`` group (a preset, or a scorer): its largest |drift| and whether it is within
-    ``limit`` on every set (``n_sets`` sets when given, else every set of the table)."""
-    if drift.empty:
-        return "n/a (no drift sample scored)"
+def drift_verdicts(drift: pd.DataFrame, by: str = "preset", n_sets: int | None = None,
+                   limit: float = DRIFT_LIMIT) -> pd.DataFrame:
+    """Per ``by`` group of a drift table (a preset, or a scorer): ``largest`` |drift| (AUC points), ``sets``
+    measured, ``needed`` (``n_sets``, else every set of the table) and ``status``: ``within`` (within ``limit`` on
+    every needed set: it qualifies as a fast preset), ``beyond`` (over the limit) or ``partial`` (within it on fewer
+    sets than needed)."""
+    cols = [by, "largest", "sets", "needed", "status"]
+    if not len(drift):
+        return pd.DataFrame(columns=cols)
     need = n_sets if n_sets is not None else drift["dataset"].nunique()
-    out = []
-    for key, g in drift.groupby(by, sort=False):
-        worst = float(g["drift"].abs().max())
-        ok = worst <= limit and g["dataset"].nunique() >= need
-        out.append(f"{key}: largest |drift| {worst:.2f} AUC points over {g['dataset'].nunique()} sets, "
-                   + ("within the limit, so it qualifies as a fast preset" if ok
-                      else f"beyond the {limit} allowed" if worst > limit else f"only {g['dataset'].nunique()} of {need} sets measured"))
-    return "; ".join(out)
+    g = drift.groupby(by, sort=False)
+    out = pd.DataFrame({"largest": g["drift"].agg(lambda x: float(x.abs().max())), "sets": g["dataset"].nunique()})
+    out["needed"] = need
+    out["status"] = np.where(out["largest"] > limit, "beyond", np.where(out["sets"] >= need, "within", "partial"))
+    return out.reset_index()[cols]

@@ -163,11 +163,11 @@ def fast_drift(datasets=None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
+def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """The fast preset against fp32 per model scorer and TRUE set (:func:`fast_drift`, read from the committed
     caches), the page's glue values as text (dtype, sample size, limit, checkpoint, largest |drift|) and
-    :func:`fast_verdicts` of the table."""
-    from tfc.runs.auc_drift import DRIFT_LIMIT
+    :func:`tfc.runs.auc_drift.drift_verdicts` of the table, per scorer."""
+    from tfc.runs.auc_drift import DRIFT_LIMIT, drift_verdicts
     from tfc.runs.inhouse_models import FAST_DRIFT_SAMPLE, SENT_CHECKPOINT, _true_sets
     from tfc.scorers import FAST_DTYPE
 
@@ -178,26 +178,7 @@ def fast_drift_frame(datasets=None) -> tuple[pd.DataFrame, dict]:
              "perf_fast_max": f"{d['drift'].abs().max():.2f}" if len(d) else "not measured"}
     if len(d):
         d = d[["scorer", "dataset", "rows", "auc_fp32", "auc_fast", "drift", "max_abs_score_diff", "signature"]]
-    return d, texts, fast_verdicts(d, n_sets)
-
-
-def fast_verdicts(drift: pd.DataFrame, n_sets: int, limit: float | None = None) -> pd.DataFrame:
-    """Per scorer of a fast-preset drift table: ``largest`` |drift| (AUC points), ``sets`` measured, ``needed``
-    (``n_sets``) and ``status``: ``within`` (within ``limit``, default
-    :data:`tfc.runs.auc_drift.DRIFT_LIMIT`, on every set), ``beyond`` (over the limit) or ``partial`` (within it
-    on fewer sets than needed)."""
-    from tfc.runs.auc_drift import DRIFT_LIMIT
-
-    limit = DRIFT_LIMIT if limit is None else limit
-    cols = ["scorer", "largest", "sets", "needed", "status"]
-    if not len(drift):
-        return pd.DataFrame(columns=cols)
-    g = drift.groupby("scorer", sort=False)
-    out = pd.DataFrame({"largest": g["drift"].agg(lambda x: float(x.abs().max())), "sets": g["dataset"].nunique()})
-    out["needed"] = n_sets
-    out["status"] = np.where(out["largest"] > limit, "beyond",
-                             np.where(out["sets"] >= n_sets, "within", "partial"))
-    return out.reset_index()[cols]
+    return d, texts, drift_verdicts(d, by="scorer", n_sets=n_sets)
 
 
 # (what, groundings, generations): each run as one score() call
