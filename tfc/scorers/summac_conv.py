@@ -162,12 +162,10 @@ def _load_state(module, state: dict, path: Path):
 
 
 # -- tfc's head --------------------------------------------------------------------------------------------------
-def histogram_features(mats: list[np.ndarray], i_ent: int, i_con: int | None, n_bins: int,
-                       nli_labels: str = "e") -> list[np.ndarray]:
-    """Per example (n_generated_units, n_bins * len(nli_labels)) fractions of grounding units per bin (all zero
-    for an example without a grounding unit)."""
+def histogram_features(mats: list[np.ndarray], cols: list[int], n_bins: int) -> list[np.ndarray]:
+    """Per example (n_generated_units, n_bins * len(cols)) fractions of grounding units per bin of each label
+    column (:func:`_label_cols`); all zero for an example without a grounding unit."""
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    cols = [i_ent] + ([i_con] if nli_labels == "ec" else [])
     feats = []
     for m in mats:
         per_h = [np.concatenate([np.histogram(m[:, j, c], bins=edges)[0] / max(1, m.shape[0]) for c in cols])
@@ -232,12 +230,12 @@ class SummaCConv(_SummaCBase):
             if self.head_kind == "package":
                 hist = torch.as_tensor(package_histograms(mats, cols, self.head_meta["bins"]))
                 return torch.softmax(self.head(hist), dim=-1)[:, 1].double().numpy()
-            feats = histogram_features(mats, eng.i_ent, eng.i_con, c.n_bins, c.nli_labels)
+            feats = histogram_features(mats, cols, c.n_bins)
             return torch.sigmoid(_conv_logits(self.head, feats)).double().numpy()
 
 
 # -- training ----------------------------------------------------------------------------------------------------
-def _training_matrices(cfg: SummaCConvConfig, checkpoint, datasets, split, sample, seed, frames, batch_size):
+def _training_matrices(cfg: SummaCConvConfig, datasets, split, sample, seed, frames, batch_size):
     import pandas as pd
 
     from tfc import data
@@ -270,8 +268,8 @@ def train_conv(checkpoint: str, datasets: list[str], out: str, split: str | None
     import torch
 
     cfg = SummaCConvConfig(checkpoint=checkpoint, **overrides)
-    df, mats, eng, trained_on = _training_matrices(cfg, checkpoint, datasets, split, sample, seed, frames, batch_size)
-    feats = histogram_features(mats, eng.i_ent, eng.i_con, cfg.n_bins, cfg.nli_labels)
+    df, mats, eng, trained_on = _training_matrices(cfg, datasets, split, sample, seed, frames, batch_size)
+    feats = histogram_features(mats, _label_cols(eng, cfg.nli_labels), cfg.n_bins)
     y = torch.tensor(df["label"].to_numpy(dtype="float32"))
     torch.manual_seed(seed)
     conv = _conv_module(cfg.n_bins * len(cfg.nli_labels))
@@ -312,7 +310,7 @@ def train_package_head(checkpoint: str, datasets: list[str], out: str, split: st
     import torch
 
     cfg = SummaCConvConfig(checkpoint=checkpoint, **overrides)
-    df, mats, eng, trained_on = _training_matrices(cfg, checkpoint, datasets, split, sample, seed, frames, batch_size)
+    df, mats, eng, trained_on = _training_matrices(cfg, datasets, split, sample, seed, frames, batch_size)
     hist = torch.as_tensor(package_histograms(mats, _label_cols(eng, cfg.nli_labels), bins))
     keep = torch.tensor([m.shape[0] > 0 and m.shape[1] > 0 for m in mats])
     y = torch.tensor(df["label"].to_numpy(dtype="int64"))
