@@ -419,6 +419,22 @@ index before copying (`git rm -r -q --cached results/scores results/release`, th
 `tfc gpu pack` prints what would be copied. The variants are those of
 the records whose `recipe.json` has a `gpu_job` ({variants}). `scripts/gpu_qa.py` does the same for a QA reader (`pack`
 here, `job NAME --steps N` there, `tfc gpu unpack` here).
+
+### Distilling a larger teacher into the shipped MiniLM
+
+`tfc gpu distil-pack` prepares it (`tfc.runs.distil`). It builds the distillation pool here: the labelled mix's
+own pairs, WeCheck's dialogue outputs with their groundings, and sentences cut from training-side documents (a
+sentence against its document, and against the document without it), every pair through the leakage filter and
+never WeCheck's PAWS split. It writes a bundle with both base encoders (int8 weight-only), the mix, the pool and
+the plan (`DistilPlan`: the teacher on MPNet-base, the student on MiniLM-L6, temperature, epochs, time budgets),
+and cuts it into volumes of at most 48 MiB (`.gpu-distil-volumes/1`, `2`, ...), since the MPNet base alone is
+larger than one transfer. Each volume travels in its own call (named in `carry`) and stays on the machine while it
+is held. The last call runs `python3 -m tfc.cli gpu distil .gpu-distil-volumes --work .gpu-work --out $OUT`: it
+joins and checks the volumes, trains the teacher, labels every pool pair with the teacher's 3-way distribution,
+trains the student on those distributions beside the mix's human labels, writes both records and exports the
+student (each stage is skipped when its output exists, so a call cut short is continued by the next). Back here,
+`tfc gpu unpack` puts the student in place; its reading is chosen on training-side dev data
+(`tfc train aggregation`) before it is scored and released.
 """
 
 

@@ -77,3 +77,40 @@ def unpack(folders):
 
     for f in folders:
         click.echo(json.dumps(G.unpack(f)))
+
+
+@gpu.command("distil-pack")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="bundle folder (default: .gpu-distil, git-ignored); its volumes go to <out>-volumes/")
+@click.option("--volume-mib", type=int, default=48, show_default=True, help="largest volume (one per transfer)")
+def distil_pack(out, volume_mib):
+    """Write the distillation bundle (pool, mix, both bases, plan) and cut it into volumes."""
+    from tfc.runs import distil as D
+
+    man = D.pack(out=out, volume_bytes=volume_mib * 2 ** 20)
+    click.echo(f"pool: {man['pool_rows']:,} pairs; {len(man['files'])} files")
+    for v, size in man["volumes"].items():
+        click.echo(f"{v}: {size / 2**20:.1f} MiB")
+    tree = D.G.tree_bytes() or 0
+    click.echo(f"tracked tree: {tree / 2**20:.1f} MiB (without results/scores and results/release: see "
+               "book/retraining.md, 'On a GPU machine')")
+
+
+@gpu.command("distil")
+@click.argument("volumes", type=click.Path(file_okay=False, exists=True))
+@click.option("--work", type=click.Path(file_okay=False), required=True, help="scratch folder (kept between calls)")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="copy the exports here (e.g. $OUT)")
+@click.option("--device", default="cuda", show_default=True)
+@click.option("--smoke", is_flag=True, help="a few steps on a few rows (to test the job on a CPU)")
+def distil(volumes, work, out, device, smoke):
+    """Teacher, teacher labels, student, records and the student's export (on the GPU machine)."""
+    import shutil
+    from pathlib import Path
+
+    from tfc.runs import distil as D
+
+    outs = D.job(volumes, work, device=device, smoke=smoke, log=lambda m: click.echo(m))
+    if out:
+        for o in outs:
+            shutil.copytree(o, Path(out) / o.name, dirs_exist_ok=True)
+    click.echo(json.dumps({"exports": [str(o) for o in outs]}))

@@ -355,7 +355,8 @@ def export_variant(name: str, work, log_file=None, weights: bool | None = None) 
         for f in sorted((config.model_records_dir() / name).iterdir()):
             if f.is_file() and not f.name.endswith(".lock"):
                 tar.add(f, arcname=f"results/models/{name}/{f.name}")
-        for sig in sorted(config.cache_dir().iterdir()):
+        caches = config.cache_dir()
+        for sig in sorted(caches.iterdir()) if caches.is_dir() else ():    # a run that scored nothing has none
             if tag in sig.name and sig.is_dir():
                 tar.add(sig, arcname=f"results/scores/{sig.name}")
         if log_file and Path(log_file).is_file():

@@ -13,6 +13,8 @@
   code is :mod:`tfc.scorers.alignscore_model`);
 * :mod:`tfc.train.frames` -- a training frame's required columns and content hashes;
 * :mod:`tfc.train.qa` -- ``tfc/qa-minilm`` (``train_qa``), on the QA set of :mod:`tfc.train.qa_set` (``build_qa_set``);
+* :mod:`tfc.train.distil` -- distilling a larger teacher into MiniLM: the leakage-filtered pool, the teacher's
+  3-way labels (``label_pool``) and the student's frame of ``dist`` rows (the GPU job is :mod:`tfc.runs.distil`);
 * :mod:`tfc.train.wecheck` -- WeCheck's fine-tuning (``train_wecheck``), on the weak pool of
   :mod:`tfc.train.wecheck_pool` (with :mod:`tfc.train.labelmodel`); its evaluation runs, :mod:`tfc.train.wecheck_eval`;
 * the command line is :mod:`tfc.cli.train` / :mod:`tfc.cli.train_inhouse` (``tfc train ...``).

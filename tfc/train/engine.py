@@ -67,6 +67,7 @@ class TrainConfig:
                                    # set and are kept out of training (a continued run keeps its parent's dev set)
     freeze: tuple[str, ...] = ()   # parameters kept at their starting values: names containing any of these, e.g.
                                    # "embeddings.word_embeddings" (a release then shares that tensor with its base)
+    temperature: float = 1.0       # distillation temperature of "dist" rows (a teacher's 3-way distribution)
 
     def total_steps(self, n_train_rows: int) -> int:
         if self.epochs is None:
@@ -74,8 +75,9 @@ class TrainConfig:
         return max(1, int(math.ceil(self.epochs * n_train_rows / (self.batch_size * self.grad_accum))))
 
     def row_tasks(self) -> tuple[str, ...]:
-        """Row tasks this model can train: its heads, plus ``soft`` when it has the 3-way head."""
-        return tuple(self.tasks) + (("soft",) if "3way" in self.tasks else ())
+        """Row tasks this model can train: its heads, plus ``soft`` and ``dist`` (a teacher's P(entail) or its whole
+        3-way distribution) when it has the 3-way head."""
+        return tuple(self.tasks) + (("soft", "dist") if "3way" in self.tasks else ())
 
     def validate(self) -> None:
         # the heads; empty for an objective that brings its own head (PairObjective requires at least one)
@@ -89,6 +91,8 @@ class TrainConfig:
             raise ValueError(f"max_minutes must be > 0; got {self.max_minutes}")
         if self.dtype not in ("fp32", "bf16"):
             raise ValueError(f"dtype must be 'fp32' or 'bf16'; got {self.dtype!r}")
+        if not (self.temperature > 0 and math.isfinite(self.temperature)):
+            raise ValueError(f"temperature must be a positive number; got {self.temperature}")
         if self.epochs is not None and self.epochs <= 0:
             raise ValueError(f"epochs must be > 0; got {self.epochs}")
         for k in ("checkpoint_every", "eval_every"):

@@ -13,12 +13,18 @@ import pandas as pd
 REQUIRED_COLUMNS = ("text_a", "text_b", "task", "label", "source")
 
 
+DIST_COLS = ("p_entailment", "p_neutral", "p_contradiction")   # a teacher's 3-way distribution (task "dist")
+
+
 def frame_sha256(df: pd.DataFrame) -> str:
-    """sha256 of the frame's content in row order (columns text_a, text_b, task, label, source)."""
+    """sha256 of the frame's content in row order (columns text_a, text_b, task, label, source, and a teacher's
+    distribution :data:`DIST_COLS` where the frame has them)."""
     h = hashlib.sha256()
-    for row in df.loc[:, list(REQUIRED_COLUMNS)].itertuples(index=False):
-        h.update(json.dumps([row.text_a, row.text_b, row.task, float(row.label), row.source],
-                            ensure_ascii=False).encode())
+    dist = all(c in df.columns for c in DIST_COLS)
+    cols = list(REQUIRED_COLUMNS) + (list(DIST_COLS) if dist else [])
+    for row in df.loc[:, cols].itertuples(index=False):
+        vals = [row[0], row[1], row[2], float(row[3]), row[4]] + ([float(v) for v in row[5:]] if dist else [])
+        h.update(json.dumps(vals, ensure_ascii=False).encode())
         h.update(b"\n")
     return h.hexdigest()
 

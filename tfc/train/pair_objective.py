@@ -37,12 +37,15 @@ from tfc.models.multihead import (
 from tfc.train.base_encoders import resolve_base
 from tfc.train.batches import pretokenize
 from tfc.train.checkpoints import write_model_card
-from tfc.train.frames import REQUIRED_COLUMNS, frame_sha256, mix_table
+from tfc.train.frames import DIST_COLS, REQUIRED_COLUMNS, frame_sha256, mix_table
 
 # "TrainConfig" annotations name tfc.train.engine.TrainConfig; not imported here (the engine imports this module)
 
-ROW_TASKS = TASKS + ("soft",)            # what a training row may ask for; "soft" = teacher P(entail), read by the 3way head
+# what a training row may ask for; both read the 3way head: "soft" = a teacher's P(entail), "dist" = a teacher's
+# whole 3-way distribution (the columns DIST_COLS, in the head's label order ID2LABEL), learnt at cfg.temperature
+ROW_TASKS = TASKS + ("soft", "dist")
 TASK_CODE = {t: i for i, t in enumerate(ROW_TASKS)}
+DIST_SUM_TOL = 1e-3      # a teacher distribution's probabilities must sum to 1 within this
 
 
 # --------------------------------------------------------------------------------------------------
@@ -55,7 +58,7 @@ def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
         raise ValueError(f"training frame lacks columns {missing}; needs {list(REQUIRED_COLUMNS)}")
     if len(df) == 0:
         raise ValueError("training frame is empty")
-    out = df.loc[:, list(REQUIRED_COLUMNS)].copy().reset_index(drop=True)
+    out = df.loc[:, list(REQUIRED_COLUMNS) + [c for c in DIST_COLS if c in df.columns]].copy().reset_index(drop=True)
     for col in ("text_a", "text_b"):
         bad = ~out[col].map(lambda t: isinstance(t, str) and bool(t.strip()))
         if bad.any():
@@ -80,7 +83,27 @@ def validate_frame(df: pd.DataFrame, tasks=TASKS) -> pd.DataFrame:
         if ((lab[m] < 0) | (lab[m] > 1)).any():
             raise ValueError(f"task {task}: labels must lie in [0, 1] (scale them first)")
     out["label"] = lab.astype(float)
+    if (out["task"] == "dist").any():
+        _check_dist(out)
     return out
+
+
+def _check_dist(out: pd.DataFrame) -> None:
+    """``dist`` rows need :data:`DIST_COLS`: finite probabilities in [0, 1] that sum to 1 (within
+    :data:`DIST_SUM_TOL`). Other rows' distribution columns are set to 0 (they are never read)."""
+    missing = [c for c in DIST_COLS if c not in out.columns]
+    if missing:
+        raise ValueError(f"task dist: rows need the teacher's distribution in columns {list(DIST_COLS)}; missing {missing}")
+    m = (out["task"] == "dist").to_numpy()
+    p = out.loc[m, list(DIST_COLS)].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(p).all(axis=1) | (p < 0).any(axis=1) | (p > 1).any(axis=1) | (np.abs(p.sum(axis=1) - 1) > DIST_SUM_TOL)
+    if bad.any():
+        raise ValueError(f"task dist: {int(bad.sum())} rows have no probability distribution in {list(DIST_COLS)} "
+                         f"(finite, in [0, 1], summing to 1 within {DIST_SUM_TOL}); first: row {int(np.flatnonzero(m)[bad][0])}")
+    for i, c in enumerate(DIST_COLS):
+        vals = np.zeros(len(out))
+        vals[m] = p[:, i]
+        out[c] = vals
 
 
 def split_eval(df: pd.DataFrame, eval_rows: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -150,54 +173,79 @@ def _encode(tokenizer, a, b, max_length, device):
     return {k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
 
 
-def _loss(out, tasks_t, labels_t, weights):
+def _loss(out, tasks_t, labels_t, weights, dist_t=None, temperature: float = 1.0):
     """Weighted multi-task loss; each term = sum over its rows / batch rows (see module doc).
 
-    ``soft`` rows (teacher distillation) read the 3-way head: binary cross-entropy between the model's
-    P(entailment) and the teacher's probability, computed from log-softmax for stability.
+    ``soft`` rows (a teacher's P(entail)) read the 3-way head: binary cross-entropy between the model's
+    P(entailment) and the teacher's probability, computed from log-softmax for stability. ``dist`` rows (a
+    teacher's 3-way distribution ``dist_t``) read it too: Hinton et al.'s distillation term,
+    ``T**2 * KL(q_T || p_T)`` with both distributions softened at temperature ``T`` (``q_T = softmax(log q / T)``,
+    the teacher's logits up to a constant; the ``T**2`` keeps the gradient's scale as ``T`` changes).
     """
     import torch
-    import torch.nn.functional as F
 
     n = labels_t.shape[0]
     total = out["3way"].new_zeros((), dtype=torch.float32)
     parts = {}
     for code, task in enumerate(ROW_TASKS):
         m = tasks_t == code
-        head = "3way" if task == "soft" else task
+        head = "3way" if task in ("soft", "dist") else task
         if not bool(m.any()) or head not in out:
             continue
-        if task == "reg":
-            term = F.mse_loss(out["reg"][m].float(), labels_t[m], reduction="sum")
-        elif task == "soft":
-            logp = F.log_softmax(out["3way"][m].float(), dim=-1)
-            log_e = logp[:, LABEL2ID["entailment"]]
-            log_not_e = torch.logsumexp(torch.cat([logp[:, :LABEL2ID["entailment"]],
-                                                   logp[:, LABEL2ID["entailment"] + 1:]], dim=-1), dim=-1)
-            t = labels_t[m]
-            term = -(t * log_e + (1 - t) * log_not_e).sum()
-        else:
-            term = F.cross_entropy(out[task][m].float(), labels_t[m].long(), reduction="sum")
+        term = _task_term(task, out[head][m].float(), labels_t[m], None if dist_t is None else dist_t[m], temperature)
         parts[task] = float(term.detach()) / int(m.sum())
         total = total + weights.get(task, 1.0) * term / n
     return total, parts
 
 
+def _task_term(task: str, z, y, q, temperature: float):
+    """One task's loss summed over its rows: ``z`` the head's output, ``y`` the labels, ``q`` the teacher's
+    distributions (``dist`` rows)."""
+    import torch
+    import torch.nn.functional as F
+
+    if task == "reg":
+        return F.mse_loss(z, y, reduction="sum")
+    if task == "soft":
+        logp = F.log_softmax(z, dim=-1)
+        e = LABEL2ID["entailment"]
+        log_not_e = torch.logsumexp(torch.cat([logp[:, :e], logp[:, e + 1:]], dim=-1), dim=-1)
+        return -(y * logp[:, e] + (1 - y) * log_not_e).sum()
+    if task == "dist":
+        if q is None:
+            raise ValueError("dist rows need the teacher's distributions")
+        t = float(temperature)
+        log_q = F.log_softmax(torch.log(q.clamp_min(1e-12)) / t, dim=-1)
+        return t * t * F.kl_div(F.log_softmax(z / t, dim=-1), log_q, reduction="sum", log_target=True)
+    return F.cross_entropy(z, y.long(), reduction="sum")
+
+
+def dist_tensor(data: pd.DataFrame):
+    """The teacher distributions of a validated frame as an (n, 3) float tensor (zeros where a row has none)."""
+    import torch
+
+    if not all(c in data.columns for c in DIST_COLS):
+        return torch.zeros((len(data), 3), dtype=torch.float32)
+    return torch.tensor(data.loc[:, list(DIST_COLS)].to_numpy(dtype=np.float32))
+
+
 def frame_loss(model, tokenizer, df: pd.DataFrame, max_length: int, weights: dict | None = None,
-               batch_size: int = 64, device: str = "cpu") -> float:
+               batch_size: int = 64, device: str = "cpu", temperature: float = 1.0) -> float:
     """The training loss (eval mode, no dropout) averaged over every row of a training-format frame."""
     import torch
 
     data = validate_frame(df, ROW_TASKS)
     codes = torch.tensor(data["task"].map(TASK_CODE).to_numpy())
     labels = torch.tensor(data["label"].to_numpy(), dtype=torch.float32)
+    dist = dist_tensor(data)
     model.eval()
     total = 0.0
     with torch.no_grad():
         for i in range(0, len(data), batch_size):
             sl = slice(i, i + batch_size)
             out = model(**_encode(tokenizer, data["text_a"][sl], data["text_b"][sl], max_length, device))
-            loss, _ = _loss(out, codes[sl].to(device), labels[sl].to(device), weights or {})
+            loss, _ = _loss(out, codes[sl].to(device), labels[sl].to(device), weights or {}, dist[sl].to(device),
+                            temperature)
             total += float(loss) * len(codes[sl])
     return total / len(data)
 
@@ -205,7 +253,8 @@ def frame_loss(model, tokenizer, df: pd.DataFrame, max_length: int, weights: dic
 def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_size: int = 64,
                    device: str = "cpu") -> dict:
     """Dev metrics of a multi-head model on a training-format frame: accuracy (3way, bin), Pearson r
-    (reg), and for ``soft`` rows the Pearson r between P(entailment) and the teacher's probability."""
+    (reg), for ``soft`` rows the Pearson r between P(entailment) and the teacher's probability, and for ``dist``
+    rows the mean KL(teacher || model) at temperature 1 and how often the two agree on the most likely label."""
     import torch
 
     res = {}
@@ -214,7 +263,7 @@ def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_si
     model.eval()
     order = (df["text_a"].str.len() + df["text_b"].str.len()).sort_values(kind="stable").index
     for task, g in df.loc[order].groupby("task", sort=True):
-        head = "3way" if task == "soft" else task
+        head = "3way" if task in ("soft", "dist") else task
         preds = []
         with torch.no_grad():
             for i in range(0, len(g), batch_size):
@@ -225,6 +274,8 @@ def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_si
                 v = out[head].float()
                 if task == "soft":
                     v = torch.softmax(v, -1)[:, LABEL2ID["entailment"]]
+                elif task == "dist":
+                    v = torch.softmax(v, -1)
                 elif task != "reg":
                     v = v.argmax(-1)
                 preds.append(v.cpu().numpy())
@@ -232,7 +283,11 @@ def evaluate_frame(model, tokenizer, df: pd.DataFrame, max_length: int, batch_si
             continue
         p = np.concatenate(preds)
         y = g["label"].to_numpy()
-        if task in ("reg", "soft"):
+        if task == "dist":
+            q = g.loc[:, list(DIST_COLS)].to_numpy(dtype=float)
+            kl = np.sum(q * (np.log(np.clip(q, 1e-12, None)) - np.log(np.clip(p, 1e-12, None))), axis=1)
+            res[task] = {"rows": len(g), "kl": float(kl.mean()), "agreement": float(np.mean(p.argmax(1) == q.argmax(1)))}
+        elif task in ("reg", "soft"):
             r = float(np.corrcoef(p, y)[0, 1]) if len(g) > 1 and np.std(p) > 0 and np.std(y) > 0 else None
             res[task] = {"rows": len(g), "pearson": r, "mse": float(np.mean((p - y) ** 2))}
         else:
@@ -248,7 +303,8 @@ class PairObjective:
     label, source``; the loss of :func:`_loss`; dev metrics of :func:`evaluate_frame`."""
 
     kind = "pairs"
-    loss_doc = "w3*CE3 + wb*CEbin + wr*MSE + ws*BCE(P(entail), teacher), each term summed over its rows / batch rows"
+    loss_doc = ("w3*CE3 + wb*CEbin + wr*MSE + ws*BCE(P(entail), teacher) + wd*T^2*KL(teacher_T || model_T), each term "
+                "summed over its rows / batch rows")
 
     def validate(self, df: pd.DataFrame, cfg: "TrainConfig") -> pd.DataFrame:
         if not cfg.tasks:
@@ -270,12 +326,14 @@ class PairObjective:
 
         toks = pretokenize(tok, train_df, cfg.max_length, cache_dir=cache_dir)
         return toks, {"codes": torch.tensor(train_df["task"].map(TASK_CODE).to_numpy()),
-                      "labels": torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32)}
+                      "labels": torch.tensor(train_df["label"].to_numpy(), dtype=torch.float32),
+                      "dist": dist_tensor(train_df)}
 
     def loss(self, model, feats: dict, targets: dict, idx, cfg: "TrainConfig", device, autocast):
         with autocast:
             out = model(**feats)
-        return _loss(out, targets["codes"][idx].to(device), targets["labels"][idx].to(device), cfg.loss_weights)
+        return _loss(out, targets["codes"][idx].to(device), targets["labels"][idx].to(device), cfg.loss_weights,
+                     targets["dist"][idx].to(device), cfg.temperature)
 
     def evaluate(self, model, tok, eval_df: pd.DataFrame, cfg: "TrainConfig", device) -> dict:
         return evaluate_frame(model, tok, eval_df, cfg.max_length, device=str(device))
