@@ -35,9 +35,11 @@ Writes ``benchmarks/results/bench_peers.json`` and ``bench_peers.md``.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -108,7 +110,9 @@ def conv_start_file(scorer) -> dict:
     scorer.load()
     if scorer.head_kind != "package":
         sys.exit("the summac-conv comparison needs a package head (conv_checkpoint)")
-    path = Path(tempfile.mkdtemp()) / "head.bin"
+    folder = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, folder, True)        # the peer reads it during the run; gone afterwards
+    path = Path(folder) / "head.bin"
     torch.save(scorer.head.state_dict(), path)
     return {"start_file": str(path), "bins": scorer.head_meta["bins"]}
 

@@ -48,8 +48,9 @@ FAST_DRIFT_READINGS = {
     "sent": ("summac-zs", {"checkpoint": SENT_CHECKPOINT, **SUMMAC_TFC}, ("bfloat16",)),
     "align": ("alignscore", {"checkpoint": SENT_CHECKPOINT, **ALIGN_TFC}, ("float32", "bfloat16")),
     "nli": ("nli", {"checkpoint": SENT_CHECKPOINT, "mode": "document"}, ("float32", "bfloat16")),
-    # BERTScore's model is the MiniLM encoder itself; its fp32 side is the full-set cache of the TRUE chapter
-    "bert": ("bertscore", {"checkpoint": "minilm"}, ("bfloat16",)),
+    # BERTScore's model is the MiniLM encoder itself, read as its default reads it (chunks); its fp32 side is the
+    # full-set cache of the TRUE chapter
+    "bert": ("bertscore", {"checkpoint": "minilm", "long_grounding": "chunk"}, ("bfloat16",)),
 }
 SPLIT_MODES = ("chunk", "document", "smart-n", "smart-l")   # the AlignScore splitting modes the plans score
 
@@ -274,7 +275,8 @@ def chosen_readings(checkpoints=None) -> dict:
 
 SENT_FAST = sent_reading(SENT_CHECKPOINT, "int8-dynamic")   # drift-checked, not the preset
 SENT_FAST_PC = sent_reading(SENT_CHECKPOINT, "int8-dynamic-pc")
-SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {}),
+# the baselines the sentence models are measured against, in their recommended readings (BERTScore's chunks)
+SENT_BASELINES = {"ROUGE-L": ("rougeL", {}), "BERTScore-P (MiniLM)": ("bertscore", {"long_grounding": "chunk"}),
                   "nli-minilm": ("nli", {"checkpoint": "tfc/nli-minilm", "mode": "document"})}
 
 
