@@ -51,3 +51,24 @@ def test_display_rounds_points_to_one_decimal():
     assert (row["ROC AUC"], row["BAcc at 0.5"], row["BAcc at that threshold"]) == ("71.0", "62.4", "67.1")
     assert (row["threshold (validation)"], row["ECE"]) == ("0.266", "0.152")
     assert C.display_frame(t.assign(ece=float("nan"))).iloc[0]["ECE"] == "—"
+
+
+def test_the_table_uses_every_summac_set_with_both_splits_in_the_mirror():
+    assert C.DATASETS == C.split_sets()
+    f = C.sets_frame().set_index("dataset")
+    assert f.loc["summac_cogensumm", "splits"] == "test" and not f.loc["summac_cogensumm", "used"]
+    assert f.loc["summac_factcc", "status"] == "unavailable"
+
+
+def test_macro_rows_average_the_datasets_and_gaps_leave_them_out(fake_scores, monkeypatch):
+    monkeypatch.setattr(C, "DATASETS", ("d1", "d2"))
+    monkeypatch.setattr(C, "CHECKERS", (("ROUGE-L", "rougeL"), ("NLI", "nli")))
+    t = C.table()
+    macro = t[t["dataset"] == "macro-average"].set_index("checker")
+    one = t[(t["checker"] == "NLI") & (t["dataset"] == "d1")].iloc[0]
+    assert macro.loc["NLI", "roc_auc"] == pytest.approx(one["roc_auc"])      # both sets score alike here
+    assert np.isnan(macro.loc["ROUGE-L", "ece"]) and np.isfinite(macro.loc["NLI", "ece"])
+    assert len(C.gaps(t)) == 4 and "macro-average" not in set(C.gaps(t)["dataset"])
+    m = C.macro_frame(t)
+    assert list(m["checker"]) == ["ROUGE-L", "NLI"] and "dataset" not in m.columns
+    assert C.display_frame(t).iloc[-1]["test rows"] == "—"

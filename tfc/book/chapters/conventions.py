@@ -2,8 +2,8 @@
 
 TRUE reports ROC AUC; MiniCheck and the LLM-AggreFact leaderboard report balanced accuracy (BAcc) at a fixed
 0.5; FactCG and AggreFact tune a threshold per dataset on a dev split and freeze it for test. This module computes
-all of them, and the expected calibration error, for each checker the book scores, on a benchmark with both a
-validation and a test split in the mirror (SummaC's XSumFaith), through the score cache and
+all of them, and the expected calibration error, for each checker the book scores, on every benchmark with both a
+validation and a test split in the mirror (SummaC's XSumFaith, Polytope and SummEval), through the score cache and
 :mod:`tfc.meta` (the code behind ``tfc evaluate``). It also reads the published leaderboard rows of the peers
 (``peer_llm_aggrefact_leaderboard.csv`` in the reference folder), which are on data the mirror does not hold.
 """
@@ -19,13 +19,33 @@ CHECKERS = (("ROUGE-L", "rougeL"), ("token F1", "f1"), ("BERTScore", "bertscore"
 # the checkers whose default outputs a probability of consistency (a calibration map, or SummaC-Conv's sigmoid
 # fitted with a cross-entropy): the ECE reads a score as one, so it is given for these only
 PROBABILITIES = ("nli", "summac-zs", "summac-conv", "alignscore", "wecheck")
-DATASETS = ("summac_xsumfaith",)
+# the SummaC sets with text and both splits in the mirror (split_sets() derives them from the registry; a test holds
+# the two together), in SummaC's order; Polytope under SummaC's own label rule, not AlignScore's relabelling
+DATASETS = ("summac_xsumfaith", "summac_polytope", "summac_summeval")
+RELABELLINGS = {"summac_polytope_alignscore": "summac_polytope"}
 DEV_SPLIT, TEST_SPLIT = "val", "test"
 ROWS = 250               # per split, label-stratified (seed 0): the window readings cost ~35 pairs a row on CPU
 SMOKE_ROWS = 60
 PEER_FILE = "peer_llm_aggrefact_leaderboard.csv"
 PEERS = ("AlignScore", "SummaC-ZS", "SummaC-CV", "MiniCheck-RoBERTa-L", "MiniCheck-DeBERTa-L",
          "MiniCheck-Flan-T5-L", "T5-NLI-Mixed")
+
+
+def split_sets() -> tuple[str, ...]:
+    """The SummaC sets whose text is in the mirror with a validation and a test split (relabellings left out)."""
+    from tfc import data
+
+    return tuple(n for n in data.names(group="SummaC", all=True) if n not in RELABELLINGS
+                 and {DEV_SPLIT, TEST_SPLIT} <= set(data.info(n).splits) and data.info(n).status in ("text", "approximate"))
+
+
+def sets_frame() -> pd.DataFrame:
+    """Every SummaC set of the registry: its splits in the mirror, its status, and whether the table uses it."""
+    from tfc import data
+
+    rows = [{"dataset": n, "splits": "/".join(data.info(n).splits), "status": data.info(n).status,
+             "used": n in DATASETS} for n in data.names(group="SummaC", include_unavailable=True, all=True)]
+    return pd.DataFrame(rows, columns=["dataset", "splits", "status", "used"])
 
 
 def _scores(scorer, dataset: str, split: str, smoke: bool) -> pd.DataFrame:
@@ -63,23 +83,35 @@ def table(smoke: bool = False, device: str | None = None) -> pd.DataFrame:
     return out
 
 
-SHOWN = {"checker": "checker", "roc_auc": "ROC AUC", "bacc_0.5": "BAcc at 0.5", "threshold_dev": "threshold (validation)",
+SHOWN = {"checker": "checker", "dataset": "dataset", "rows": "test rows", "consistent": "consistent", "roc_auc": "ROC AUC", "bacc_0.5": "BAcc at 0.5", "threshold_dev": "threshold (validation)",
          "bacc_dev": "BAcc at that threshold", "ece": "ECE", "signature": "signature"}
 
 
 def display_frame(t: pd.DataFrame) -> pd.DataFrame:
     """The table as the page shows it (text): points to one decimal, the threshold and the ECE to three, a dash
     where a number does not apply."""
-    out = t[list(SHOWN)].copy()
-    for cols, fmt in ((("roc_auc", "bacc_0.5", "bacc_dev"), "{:.1f}"), (("threshold_dev", "ece"), "{:.3f}")):
+    out = t.reindex(columns=list(SHOWN)).copy()
+    for cols, fmt in ((("roc_auc", "bacc_0.5", "bacc_dev"), "{:.1f}"), (("threshold_dev", "ece"), "{:.3f}"),
+                      (("rows", "consistent"), "{:.0f}")):
         for c in cols:
             out[c] = [fmt.format(v) if np.isfinite(v) else "—" for v in out[c].astype(float)]
+    out["signature"] = out["signature"].fillna("—")
     return out.rename(columns=SHOWN)
 
 
+def macro_frame(t: pd.DataFrame) -> pd.DataFrame:
+    """The macro-average rows alone (one per checker), as the leaderboards print them, formatted as
+    :func:`display_frame` without the per-dataset columns."""
+    m = t[t["dataset"] == "macro-average"]
+    return (display_frame(m).drop(columns=["dataset", "test rows", "consistent", "threshold (validation)", "signature"])
+            .reset_index(drop=True))
+
+
 def gaps(t: pd.DataFrame) -> pd.DataFrame:
-    """Per checker: how far BAcc at 0.5 falls below BAcc at the validation-tuned threshold (points)."""
-    return t.assign(gap=t["bacc_dev"] - t["bacc_0.5"])[["checker", "dataset", "gap"]]
+    """Per checker and dataset: how far BAcc at 0.5 falls below BAcc at the validation-tuned threshold (points);
+    the macro-average rows are left out."""
+    t = t[t["dataset"] != "macro-average"]
+    return t.assign(gap=t["bacc_dev"] - t["bacc_0.5"])[["checker", "dataset", "gap"]].reset_index(drop=True)
 
 
 def threshold_curve(name: str = "nli", dataset: str = DATASETS[0], smoke: bool = False) -> pd.DataFrame:
