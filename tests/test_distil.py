@@ -85,7 +85,8 @@ def test_temperature_must_be_positive(tiny_base):
 
 def test_document_pairs_cut_a_sentence_against_its_document_with_and_without_it():
     doc = "The cat sat on the mat. The dog ran in the park. A man is tall."
-    got = distil.document_pairs([doc, "Too short. Two.", doc], seed=0)
+    assert len(distil.document_pairs([doc], seed=0, per_doc=3)) == 6     # each sentence, with and without it
+    got = distil.document_pairs([doc, "Too short. Two.", doc], seed=0, per_doc=1)
     assert len(got) == 2                       # the short document is skipped, the repeated one counted once
     whole, without = got.iloc[0], got.iloc[1]
     assert whole["text_a"] == doc and whole["text_b"] == without["text_b"]

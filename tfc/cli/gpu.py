@@ -92,8 +92,8 @@ def distil_pack(out, volume_mib):
     for v, size in man["volumes"].items():
         click.echo(f"{v}: {size / 2**20:.1f} MiB")
     tree = D.G.tree_bytes() or 0
-    click.echo(f"tracked tree: {tree / 2**20:.1f} MiB (without results/scores and results/release: see "
-               "book/retraining.md, 'On a GPU machine')")
+    click.echo(f"tracked tree: {tree / 2**20:.1f} MiB; a transfer carries the tree without results/scores and "
+               "results/release (book/retraining.md, 'On a GPU machine') and one volume")
 
 
 @gpu.command("distil")

@@ -63,7 +63,7 @@ class DistilPlan:
     batch_size: int = 128
     max_length: int = 128
     temperature: float = 2.0
-    wecheck_cap: int = 20000
+    wecheck_cap: int | None = None        # every leakage-filtered WeCheck dialogue output
     doc_cap: int = 20000
     seed: int = 0
     compared_with: str = "tfc/sent-minilm-v8-int8"

@@ -41,10 +41,10 @@ def _forbidden(names) -> None:
         raise ValueError(f"{bad} may not enter a training pool: {FORBIDDEN[bad[0]]}")
 
 
-def document_pairs(docs, seed: int = 0, splitter: str = "rule") -> pd.DataFrame:
-    """Two unlabelled pairs per document of at least :data:`MIN_DOC_SENTENCES` sentences and at most
-    :data:`MAX_DOC_WORDS` words: one sentence (seeded) against the whole document, and against the document
-    without it. Columns ``text_a, text_b, source``."""
+def document_pairs(docs, seed: int = 0, splitter: str = "rule", per_doc: int = 3) -> pd.DataFrame:
+    """Unlabelled pairs cut from documents of at least :data:`MIN_DOC_SENTENCES` sentences and at most
+    :data:`MAX_DOC_WORDS` words: up to ``per_doc`` distinct sentences of each (seeded), each against the whole
+    document and against the document without it. Columns ``text_a, text_b, source``."""
     from tfc.text.sentences import split_many
 
     rng = np.random.default_rng(seed)
@@ -53,13 +53,13 @@ def document_pairs(docs, seed: int = 0, splitter: str = "rule") -> pd.DataFrame:
     for doc, sents in zip(docs, split_many(docs, splitter)):
         if len(sents) < MIN_DOC_SENTENCES:
             continue
-        i = int(rng.integers(len(sents)))
-        rows.append((doc, sents[i], "pool/doc_sentence"))
-        rows.append((" ".join(sents[:i] + sents[i + 1:]), sents[i], "pool/doc_without_sentence"))
+        for i in sorted(rng.choice(len(sents), size=min(per_doc, len(sents)), replace=False).tolist()):
+            rows.append((doc, sents[i], "pool/doc_sentence"))
+            rows.append((" ".join(sents[:i] + sents[i + 1:]), sents[i], "pool/doc_without_sentence"))
     return pd.DataFrame(rows, columns=["text_a", "text_b", "source"])
 
 
-def extra_pairs(seed: int = 0, wecheck_cap: int | None = 20000, doc_cap: int | None = 20000,
+def extra_pairs(seed: int = 0, wecheck_cap: int | None = None, doc_cap: int | None = 20000,
                 eval_sets: list[str] | None = None, sample: int | None = None) -> tuple[pd.DataFrame, dict]:
     """The pool's pairs from outside the mix (``text_a, text_b, source``) and their report: WeCheck's dialogue
     outputs with their groundings, and :func:`document_pairs` cut from :data:`DOCUMENT_SOURCES`, each through
@@ -99,7 +99,7 @@ def assemble_pool(mix: pd.DataFrame, extra: pd.DataFrame) -> tuple[pd.DataFrame,
     return frame.loc[:, ["text_a", "text_b", "source"]], {"duplicates_removed": dup, "dropped_empty_text": empty}
 
 
-def build_pool(mix: pd.DataFrame, seed: int = 0, wecheck_cap: int | None = 20000, doc_cap: int | None = 20000,
+def build_pool(mix: pd.DataFrame, seed: int = 0, wecheck_cap: int | None = None, doc_cap: int | None = 20000,
                eval_sets: list[str] | None = None, sample: int | None = None) -> tuple[pd.DataFrame, dict]:
     """The unlabelled pool (``text_a, text_b, source``: :data:`POOL_PARTS`) and its report; see
     :func:`extra_pairs` and :func:`assemble_pool`."""
