@@ -272,6 +272,22 @@ def test_bertscore_negative_similarity_depends_on_padding(tiny):
     assert batched == 0.0 and alone < 0
 
 
+def test_bertscore_as_published_is_the_librarys_own_computation(tiny):
+    """The as-published preset hands the texts to bert-score as they are (it truncates at the model's length);
+    the default chunks the grounding instead, so only a grounding longer than the model reads differs."""
+    from bert_score import BERTScorer
+
+    grounding, short = _words(2_000), "The cat sat on the mat."
+    pub = S.get("bertscore", preset="as-published", checkpoint=tiny, num_layers=2)
+    got = pub.score([grounding, short], ["cat sat", "cat"], progress=False)
+    lib = BERTScorer(model_type=tiny, num_layers=2, lang="en").score(["cat sat", "cat"], [grounding, short])[0]
+    assert np.allclose(got, lib.double().numpy(), atol=1e-7)
+    assert pub.last_aux()["aux_grounding_truncated"].tolist() == [True, False]
+    chunked = S.get("bertscore", checkpoint=tiny, num_layers=2)
+    assert chunked.config.long_grounding == "chunk" and pub.signature != chunked.signature
+    assert chunked.score([short], ["cat"], progress=False)[0] == pytest.approx(got[1], abs=1e-6)   # fp32 padding noise
+
+
 @pytest.mark.parametrize("claim", ["cat", "😀", "42", "<b>", "שלום"])
 def test_one_token_claim(scorer, claim):
     out = scorer.score(["The cat sat on the mat. The dog ran to the house."], [claim], progress=False)

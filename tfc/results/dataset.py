@@ -88,8 +88,8 @@ def auc_table(scorer_list, datasets, sample=None, seed=0, use_cache=True, preset
 
 def chunking_summary(scorer_or_signature, datasets, split=None, preset="default") -> pd.DataFrame:
     """From the cache's ``aux_*`` columns: per dataset, rows scored, rows whose grounding was chunked,
-    the most chunks, and rows whose generated text had to be truncated (never silent). A scorer name is read
-    in ``preset``."""
+    the most chunks, rows whose grounding was truncated (a reading that truncates, such as bert-score's own, records
+    them) and rows whose generated text had to be truncated (never silent). A scorer name is read in ``preset``."""
     from tfc import scorers
     from tfc.cache import load_scores
 
@@ -104,10 +104,12 @@ def chunking_summary(scorer_or_signature, datasets, split=None, preset="default"
             continue
         n_chunks = df["aux_n_chunks"] if "aux_n_chunks" in df else pd.Series(1, index=df.index)
         trunc = next((df[c] for c in ("aux_gen_truncated", "aux_hyp_truncated") if c in df), None)
+        cut = df["aux_grounding_truncated"] if "aux_grounding_truncated" in df else pd.Series(False, index=df.index)
         rows.append({"dataset": ds, "rows": len(df), "rows_chunked": int((n_chunks > 1).sum()),
-                     "max_chunks": int(n_chunks.max()) if len(df) else 0,
+                     "max_chunks": int(n_chunks.max()) if len(df) else 0, "grounding_truncated": int(cut.sum()),
                      "generated_truncated": int(trunc.sum()) if trunc is not None else 0})
-    return pd.DataFrame(rows, columns=["dataset", "rows", "rows_chunked", "max_chunks", "generated_truncated"])
+    return pd.DataFrame(rows, columns=["dataset", "rows", "rows_chunked", "max_chunks", "grounding_truncated",
+                                       "generated_truncated"])
 
 
 def head_scores(scorer_or_name="alignscore", dataset: str = "frank", split: str | None = None,

@@ -11,12 +11,14 @@ layers. ``bert-score`` picks layers by correlation with WMT16 judgements and cho
 every 6-layer BERT it tuned (``distilbert-base-uncased``, ``google/bert_uncased_L-6_*``); MiniLM-L6
 is not in its table, so we follow that pattern rather than tune on the evaluation sets.
 
-Long groundings: ``bert-score`` truncates every text at the model's maximum length (512 tokens for
-MiniLM) without saying so. Here ``long_grounding="chunk"`` (default) cuts the grounding at sentence
-boundaries into chunks that fit (:mod:`tfc.text.chunking`), scores the candidate against each chunk
-and takes the maximum over chunks of the chosen component (for precision this is a lower bound of
-the token-wise maximum over the whole grounding); ``"truncate"`` reproduces the library's behaviour.
-Either way the number of chunks (``aux_n_chunks``) and whether the generated text itself had to be
+Long groundings: ``bert-score`` 0.3.x truncates every text at the model's maximum length (512 tokens for
+MiniLM) without saying so. ``long_grounding="truncate"`` (the registry's, so the ``as-published`` preset's) hands
+the texts to the library as they are, which is its computation step for step, and records per row whether the
+grounding was cut (``aux_grounding_truncated``). ``"chunk"`` (the recommended ``default`` preset,
+``tfc.scorers.DEFAULTS``) cuts the grounding at sentence boundaries into chunks that fit (:mod:`tfc.text.chunking`),
+scores the candidate against each chunk and takes the maximum over chunks of the chosen component (for precision
+this is a lower bound of the token-wise maximum over the whole grounding), so no part of a long grounding is
+dropped. Either way the number of chunks (``aux_n_chunks``) and whether the generated text itself had to be
 truncated (``aux_gen_truncated``) are recorded in the cache.
 """
 from __future__ import annotations
@@ -37,13 +39,12 @@ class BERTScoreConfig(ScorerConfig):
     component: str = "precision"
     idf: bool = False
     rescale_with_baseline: bool = False
-    long_grounding: str = "chunk"          # "chunk" (max over chunks) or "truncate" (library default)
+    long_grounding: str = "truncate"       # "truncate" (bert-score's own computation) or "chunk" (max over chunks)
     max_length: int | None = None          # None: the tokenizer's model_max_length
     sentence_splitter: str = "auto"
     batch_size: int = 32
     device: str | None = None
     dtype: str = "float32"                 # "bfloat16" (the fast preset), "float16", "int8-dynamic[-pc]" (CPU)
-    # dtype came after scores were cached: at float32 it stays out of the hash (existing signatures unchanged)
 
     def __post_init__(self):
         models.torch_dtype(self.dtype)   # raises on an unknown dtype
