@@ -68,14 +68,30 @@ class DistilPlan:
     seed: int = 0
     compared_with: str = "tfc/sent-minilm-v8-int8"
 
-    def questions(self) -> dict[str, str]:
-        return {
-            self.teacher: (f"As a teacher for the shipped MiniLM: how far does a {self.teacher_base} encoder trained on "
-                           "every human-labelled source and long premises read the TRUE sets?"),
-            self.student: (f"Does a {self.student_base} student of the {self.teacher_base} teacher's 3-way "
-                           f"distributions (temperature {self.temperature:g}) on the distillation pool, with the human "
-                           f"labels, beat {self.compared_with} within the same size?"),
-        }
+    @classmethod
+    def read(cls, path) -> "DistilPlan":
+        """The plan a bundle carries (``plan.json``)."""
+        raw = json.loads(Path(path).read_text())
+        return cls(**{**raw, "tasks": tuple(raw["tasks"])})
+
+    def role(self, role: str) -> dict:
+        """The run of ``role`` ("teacher" or "student"): name, base, epochs, lr, time cap, the mix it reads and
+        the question it asks (what its record says)."""
+        if role == "teacher":
+            return {"name": self.teacher, "base": self.teacher_base, "epochs": self.teacher_epochs,
+                    "lr": self.teacher_lr, "minutes": self.teacher_minutes,
+                    "mix": "every human-labelled sentence source + word-order contrast + leave-one-out passages + "
+                           "teacher targets",
+                    "question": f"As a teacher for the shipped MiniLM: how far does a {self.teacher_base} encoder "
+                                "trained on every human-labelled source and long premises read the TRUE sets?"}
+        if role == "student":
+            return {"name": self.student, "base": self.student_base, "epochs": self.student_epochs,
+                    "lr": self.student_lr, "minutes": self.student_minutes,
+                    "mix": f"tfc/{self.teacher}'s 3-way distributions on the distillation pool + the mix's human labels",
+                    "question": f"Does a {self.student_base} student of the {self.teacher_base} teacher's 3-way "
+                                f"distributions (temperature {self.temperature:g}) on the distillation pool, with the "
+                                f"human labels, beat {self.compared_with} within the same size?"}
+        raise ValueError(f"role must be 'teacher' or 'student'; got {role!r}")
 
 
 # ---- pack (here) ----------------------------------------------------------------------------------
@@ -111,6 +127,15 @@ def pack(plan: DistilPlan = DistilPlan(), out=None, volume_bytes: int = VOLUME_B
     return {**man, "volumes": {str(v): G.bundle_bytes(v) for v in vols}}
 
 
+def _blocks(path: Path, size: int):
+    """The file's bytes in blocks of at most ``size``; an empty file is one empty block."""
+    with open(path, "rb") as fh:
+        block = fh.read(size)
+        yield block
+        while block := fh.read(size):
+            yield block
+
+
 def split_volumes(folder, dest, volume_bytes: int = VOLUME_BYTES) -> list[Path]:
     """Cut ``folder`` into volumes ``dest/1..k`` of at most ``volume_bytes`` each: files whole where they fit,
     else in parts (``<file>.partN``); each volume's ``VOLUME.json`` says which file each part belongs to."""
@@ -119,29 +144,17 @@ def split_volumes(folder, dest, volume_bytes: int = VOLUME_BYTES) -> list[Path]:
         raise ValueError("volume_bytes must be at least 1 MiB")
     shutil.rmtree(dest, ignore_errors=True)
     vols: list[dict] = []
-
-    def room(n: int) -> dict:
-        if not vols or vols[-1]["bytes"] + n > volume_bytes:
-            vols.append({"bytes": 0, "files": {}})
-        return vols[-1]
-
     chunk = volume_bytes - 2 ** 16          # leaves room for the volume's own small files
     for f in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel, size = f.relative_to(folder).as_posix(), f.stat().st_size
-        with open(f, "rb") as fh:
-            for i, block in enumerate(iter(lambda: fh.read(chunk), b"")):
-                v = room(len(block))
-                name = f"{rel}.part{i}"
-                target = dest / str(len(vols)) / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(block)
-                v["files"][name] = {"file": rel, "part": i, "sha256": sha256_file(target)}
-                v["bytes"] += len(block)
-            if size == 0:
-                v = room(0)
-                (dest / str(len(vols)) / f"{rel}.part0").parent.mkdir(parents=True, exist_ok=True)
-                (dest / str(len(vols)) / f"{rel}.part0").write_bytes(b"")
-                v["files"][f"{rel}.part0"] = {"file": rel, "part": 0, "sha256": sha256_file(dest / str(len(vols)) / f"{rel}.part0")}
+        rel = f.relative_to(folder).as_posix()
+        for i, block in enumerate(_blocks(f, chunk)):
+            if not vols or vols[-1]["bytes"] + len(block) > volume_bytes:
+                vols.append({"bytes": 0, "files": {}})
+            target = dest / str(len(vols)) / f"{rel}.part{i}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(block)
+            vols[-1]["files"][f"{rel}.part{i}"] = {"file": rel, "part": i, "sha256": sha256_file(target)}
+            vols[-1]["bytes"] += len(block)
     for k, v in enumerate(vols, start=1):
         (dest / str(k) / VOLUME_FILE).write_text(json.dumps({"volume": k, "of": len(vols), **v}, indent=1) + "\n")
     return [dest / str(k) for k in range(1, len(vols) + 1)]
@@ -186,11 +199,8 @@ def job(volumes, work, device: str = "cuda", smoke: bool = False, log=print) -> 
     work = Path(work)
     with mock.patch.dict(os.environ, G.job_env(work)):
         bundle = work / "bundle"
-        if not (bundle / G.MANIFEST).is_file():
-            gather(volumes, bundle)
-        man = G.verify(bundle)
-        plan = DistilPlan(**{**json.loads((bundle / PLAN).read_text()),
-                             "tasks": tuple(json.loads((bundle / PLAN).read_text())["tasks"])})
+        man = G.verify(bundle) if (bundle / G.MANIFEST).is_file() else gather(volumes, bundle)
+        plan = DistilPlan.read(bundle / PLAN)
         G._seed_records(work)
         bases = {k: G.restore_base(bundle / k, work / k) for k in (TEACHER_BASE, STUDENT_BASE)}
         return run_stages(plan, bundle, work, bases, man, device, smoke, log)
@@ -200,6 +210,7 @@ def run_stages(plan: DistilPlan, bundle: Path, work: Path, bases: dict, man: dic
                log) -> list[Path]:
     import pandas as pd
 
+    from tfc.runs.inhouse_models import write_record
     from tfc.train.distil import assemble_pool, label_pool, pool_sha256, student_frame
     from tfc.train.mix import load_mix
 
@@ -221,10 +232,8 @@ def run_stages(plan: DistilPlan, bundle: Path, work: Path, bases: dict, man: dic
            {"mix": mix_report, "pool": pool_report, "teacher": f"tfc/{plan.teacher}"}, log)
     outs = []
     for role in ("teacher", "student"):
-        name = getattr(plan, role)
+        name = plan.role(role)["name"]
         write_recipe(plan, role, man)
-        from tfc.runs.inhouse_models import write_record
-
         write_record(name, retrain="gpu distil")
         outs.append(G.export_variant(name, work, weights=role == "student"))
     log(json.dumps({"stage": "exported", "folders": [str(o) for o in outs], "seconds": round(time.time() - t0, 1)}))
@@ -236,12 +245,11 @@ def _train(plan: DistilPlan, role: str, frame, base: Path, device: str, smoke: b
     from tfc.train import sentence
     from tfc.train.engine import train
 
-    name = getattr(plan, role)
+    run = plan.role(role)
+    name, epochs, lr, minutes = run["name"], run["epochs"], run["lr"], run["minutes"]
     target = config.artifacts_dir() / name
     if (target / "training_summary.json").is_file():
         return
-    epochs, lr, minutes = ((plan.teacher_epochs, plan.teacher_lr, plan.teacher_minutes) if role == "teacher" else
-                           (plan.student_epochs, plan.student_lr, plan.student_minutes))
     weights = {t: 1.0 for t in (*plan.tasks, "soft", "dist")}
     cfg = sentence.default_config(name=name, base=str(base), tasks=tuple(plan.tasks), device=device,
                                   dtype="bf16" if device != "cpu" else "fp32", save_dtype="fp16", eval_every=500,
@@ -258,16 +266,12 @@ def _train(plan: DistilPlan, role: str, frame, base: Path, device: str, smoke: b
 
 def write_recipe(plan: DistilPlan, role: str, man: dict) -> Path:
     """``results/models/<name>/recipe.json`` of the teacher or the student: what the run asked and started from."""
-    name = getattr(plan, role)
+    run = plan.role(role)
+    name = run["name"]
     summary = json.loads((config.artifacts_dir() / name / "training_summary.json").read_text())
-    rec = {"checkpoint": f"tfc/{name}", "family": "sentence",
-           "parent": plan.teacher_base if role == "teacher" else plan.student_base,
-           "mix": ("every human-labelled sentence source + word-order contrast + leave-one-out passages + teacher "
-                   "targets" if role == "teacher" else
-                   f"tfc/{plan.teacher}'s 3-way distributions on the distillation pool + the mix's human labels"),
-           "mix_file": plan.mix, "epochs": plan.teacher_epochs if role == "teacher" else plan.student_epochs,
-           "device": summary["device"], "question": plan.questions()[name], "status": "record only",
-           "compared_with": plan.compared_with}
+    rec = {"checkpoint": f"tfc/{name}", "family": "sentence", "parent": run["base"], "mix": run["mix"],
+           "mix_file": plan.mix, "epochs": run["epochs"], "device": summary["device"], "question": run["question"],
+           "status": "record only", "compared_with": plan.compared_with}
     if role == "student":
         rec |= {"teacher": f"tfc/{plan.teacher}", "temperature": plan.temperature, "pool_rows": man.get("pool_rows")}
     dst = config.model_records_dir() / name

@@ -33,14 +33,6 @@ SHARD_ROWS = 8192
 HUMAN_TASKS = ("3way", "bin", "reg")
 
 
-def _forbidden(names) -> None:
-    from tfc.train.mix import FORBIDDEN
-
-    bad = [n for n in names if n in FORBIDDEN]
-    if bad:
-        raise ValueError(f"{bad} may not enter a training pool: {FORBIDDEN[bad[0]]}")
-
-
 def document_pairs(docs, seed: int = 0, splitter: str = "rule", per_doc: int = 3) -> pd.DataFrame:
     """Unlabelled pairs cut from documents of at least :data:`MIN_DOC_SENTENCES` sentences and at most
     :data:`MAX_DOC_WORDS` words: up to ``per_doc`` distinct sentences of each (seeded), each against the whole
@@ -66,9 +58,9 @@ def extra_pairs(seed: int = 0, wecheck_cap: int | None = None, doc_cap: int | No
     :func:`tfc.data.training_mix` (the cut pairs a second time, as generated text). ``wecheck_cap`` / ``doc_cap``:
     rows kept of each (seeded); ``sample``: rows per training source read (smoke runs)."""
     from tfc.data import training_mix
-    from tfc.train.mix import filter_generated
+    from tfc.train.mix import cap_rows, filter_generated, refuse_forbidden
 
-    _forbidden(DOCUMENT_SOURCES)
+    refuse_forbidden(DOCUMENT_SOURCES)
     wecheck, rep = training_mix(["wecheck_dialogue"], eval_sets=eval_sets, sample=sample, seed=seed)
     leak = rep.to_dict("records")
     outs = pd.DataFrame({"text_a": wecheck["grounding"].values, "text_b": wecheck["generated"].values,
@@ -80,7 +72,7 @@ def extra_pairs(seed: int = 0, wecheck_cap: int | None = None, doc_cap: int | No
         docs += kept["grounding"].tolist()
     cut, rep = filter_generated(document_pairs(docs, seed=seed), eval_sets)
     leak += rep.to_dict("records")
-    parts = {"wecheck_outputs": _cap(outs, wecheck_cap, seed), "document_sentences": _cap(cut, doc_cap, seed)}
+    parts = {"wecheck_outputs": cap_rows(outs, wecheck_cap, seed), "document_sentences": cap_rows(cut, doc_cap, seed)}
     report = {"parts": {k: int(len(v)) for k, v in parts.items()}, "leakage": leak, "seed": seed,
               "caps": {"wecheck_outputs": wecheck_cap, "document_sentences": doc_cap}, "sample_per_source": sample}
     return pd.concat(parts.values(), ignore_index=True).loc[:, ["text_a", "text_b", "source"]], report
@@ -109,12 +101,6 @@ def build_pool(mix: pd.DataFrame, seed: int = 0, wecheck_cap: int | None = None,
               "mix_sha256": frame_sha256(mix), "rows": int(len(frame)),
               "rows_by_source": frame["source"].value_counts().sort_index().to_dict(), "sha256": pool_sha256(frame)}
     return frame, report
-
-
-def _cap(df: pd.DataFrame, cap: int | None, seed: int) -> pd.DataFrame:
-    if cap is not None and len(df) > cap:
-        df = df.sample(n=cap, random_state=seed).sort_index()
-    return df.reset_index(drop=True)
 
 
 def pool_sha256(pool: pd.DataFrame) -> str:
@@ -148,7 +134,7 @@ def label_pool(pool: pd.DataFrame, teacher: str, out_dir, batch_size: int = 128,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     key = hashlib.sha256(json.dumps([pool_sha256(pool), models.identity(teacher), max_length]).encode()).hexdigest()[:16]
-    model, tok, order = _load_teacher(teacher, device)
+    loaded = None                           # the teacher is loaded only when a shard is missing
     shards = []
     starts = range(0, len(pool), shard_rows)
     if progress:
@@ -157,34 +143,35 @@ def label_pool(pool: pd.DataFrame, teacher: str, out_dir, batch_size: int = 128,
         starts = tqdm(starts, desc="teacher labels", unit="shard")
     for k, start in enumerate(starts):
         path = out_dir / f"shard-{key}-{k:05d}.parquet"
-        if not path.is_file():
-            part = pool.iloc[start:start + shard_rows]
-            with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=dtype == "bf16"):
-                probs = _teacher_probs(model, tok, part, batch_size, max_length, device)[:, order]
-            tmp = path.with_suffix(".tmp")
-            pd.DataFrame(probs, columns=list(DIST_COLS)).to_parquet(tmp, index=False)
-            tmp.replace(path)
-        shards.append(pd.read_parquet(path))
+        if path.is_file():
+            shards.append(pd.read_parquet(path))
+            continue
+        model, tok, order = loaded = loaded or _load_teacher(teacher, device)
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=dtype == "bf16"):
+            probs = _teacher_probs(model, tok, pool.iloc[start:start + shard_rows], batch_size, max_length, device)
+        shard = pd.DataFrame(probs[:, order], columns=list(DIST_COLS))
+        tmp = path.with_suffix(".tmp")
+        shard.to_parquet(tmp, index=False)
+        tmp.replace(path)
+        shards.append(shard)
     dist = pd.concat(shards, ignore_index=True)
     return pd.concat([pool.reset_index(drop=True), dist], axis=1)
 
 
 def _load_teacher(teacher: str, device: str):
-    """The teacher's classifier, tokenizer and the column order that puts its labels in DIST_COLS' order."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
+    """The teacher's classifier (fp32 whatever the checkpoint stores: a GPU run saves fp16; bf16 is the caller's
+    autocast), its tokenizer, and the column order that puts its labels in DIST_COLS' order (read from its
+    ``id2label`` by :func:`tfc.models.label_names`)."""
     from tfc import models
 
-    path = models.resolve(teacher)
-    # fp32 weights whatever the checkpoint stores (a GPU run saves fp16); bf16 is the caller's autocast
-    model = AutoModelForSequenceClassification.from_pretrained(path, dtype=torch.float32).to(device).eval()
-    names = {int(i): str(lab).lower() for i, lab in model.config.id2label.items()}
+    model, tok = models.load_sequence_classifier(teacher, device=device)
     want = [c[2:] for c in DIST_COLS]
-    if sorted(names.values()) != sorted(want):
-        raise ValueError(f"teacher {teacher!r} has labels {sorted(names.values())}; a 3-way NLI teacher needs {want}")
-    by_name = {v: k for k, v in names.items()}
-    return model, AutoTokenizer.from_pretrained(path), [by_name[w] for w in want]
+    names = models.label_names(model.config.id2label) if model.config.num_labels == len(want) else ()
+    order = [models.label_index(names, w) for w in want]
+    if None in order:
+        raise ValueError(f"teacher {teacher!r} has labels {sorted(model.config.id2label.values())}; a 3-way NLI "
+                         f"teacher needs {want}")
+    return model, tok, order
 
 
 def _teacher_probs(model, tok, part: pd.DataFrame, batch_size: int, max_length: int, device: str) -> np.ndarray:

@@ -38,6 +38,20 @@ SPLIT_AS_SOURCE = {"vitaminc_test"}  # real / synthetic parts reported as separa
 RELATEDNESS_RANGE = (1.0, 5.0)
 
 
+def refuse_forbidden(sources) -> None:
+    """Raise ``ValueError`` for a source (``"name"`` or ``"name:split"``; frames pass) that :data:`FORBIDDEN` names."""
+    for n in sources:
+        if isinstance(n, str) and n.split(":")[0] in FORBIDDEN:
+            raise ValueError(f"{n} must not be trained on: {FORBIDDEN[n.split(':')[0]]}")
+
+
+def cap_rows(df: pd.DataFrame, cap: int | None, seed: int) -> pd.DataFrame:
+    """At most ``cap`` rows (a seeded sample kept in its original order; None keeps all), index reset."""
+    if cap is not None and len(df) > cap:
+        df = df.sample(n=cap, random_state=seed).sort_index()
+    return df.reset_index(drop=True)
+
+
 def _source_names(df: pd.DataFrame) -> pd.Series:
     ds = df["dataset"].astype(str)
     if "split" in df:
@@ -131,10 +145,7 @@ def build_mix(kind: str = "alignscore", seed: int = 0, synthetic: int | None = 1
                          else {"3way": THREE_WAY})
     if kind == "nli" and set(spaces) - {"3way"}:
         raise ValueError("the NLI warm-up model trains on 3-way sources only")
-    for names in spaces.values():
-        for n in names:
-            if isinstance(n, str) and n.split(":")[0] in FORBIDDEN:
-                raise ValueError(f"{n} must not be trained on: {FORBIDDEN[n.split(':')[0]]}")
+    refuse_forbidden(n for names in spaces.values() for n in names)
 
     filtered, leak_rows = _filter_sources(spaces, training_mix, eval_sets, sample, seed)
 
@@ -249,9 +260,7 @@ def teacher_rows(df: pd.DataFrame, cap: int | None, seed: int) -> pd.DataFrame:
     out = pd.DataFrame({"text_a": df["grounding"].values, "text_b": df["generated"].values, "task": "soft",
                         "label": score.values, "source": "teacher/wecheck_dialogue_anli"})[ok.values]
     out, _ = dedupe_pairs(out.reset_index(drop=True))
-    if cap is not None and len(out) > cap:
-        out = out.sample(n=cap, random_state=seed).sort_index().reset_index(drop=True)
-    return out
+    return cap_rows(out, cap, seed)
 
 
 def _contrast_sentences(filtered: dict, n: int, seed: int) -> list[str]:
