@@ -27,8 +27,9 @@ def test_a_sidecar_from_before_a_field_existed_moves_to_its_signature(tmp_path):
     field names (qa_checkpoint, no_valid_score) land under the signatures their configurations have today."""
     old_rouge = {k: v for k, v in S.get("rougeL", preset="as-published").config.to_dict().items()
                  if k not in ("tokenizer", "beta", "normalize")}
+    then = {"candidate_rule": "tfc", "steps": "tfc", "q_per_candidate": "multi", "no_questions": "zero"}
     q2 = S.get("q2", preset="as-published", checkpoint="some/qa", nli_checkpoint="some/nli").config.to_dict()
-    old_q2 = {**{k: v for k, v in q2.items() if k not in ("checkpoint", "candidate_rule")},
+    old_q2 = {**{k: v for k, v in q2.items() if k not in ("checkpoint", *then)},
               "qa_checkpoint": "some/qa", "checkpoint": "some/qa", "no_valid_score": 0.0}
     _write(tmp_path, "rougeL.0000000000", "rougeL", old_rouge)
     _write(tmp_path, "q2.rule-em-nli.1111111111", "q2", old_q2, dataset="begin")
@@ -36,7 +37,7 @@ def test_a_sidecar_from_before_a_field_existed_moves_to_its_signature(tmp_path):
            derived_from={"signature": "q2.rule-em-nli.1111111111", "note": "test"})
     rep = M.migrate(tmp_path)
     want_rouge = S.get("rougeL", preset="as-published").signature
-    want_q2 = S.get("q2", preset="as-published", checkpoint="some/qa", nli_checkpoint="some/nli").signature
+    want_q2 = S.get("q2", preset="as-published", checkpoint="some/qa", nli_checkpoint="some/nli", **then).signature
     assert {(e["from"], e["to"]) for e in rep.moved} >= {("rougeL.0000000000", want_rouge),
                                                            ("q2.rule-em-nli.1111111111", want_q2)}
     got = cache.ScoreCache(want_rouge, "frank", "dev", root=tmp_path).read()
@@ -91,3 +92,57 @@ def test_the_migration_of_a_copy_of_the_committed_caches_moves_nothing(tmp_path)
         shutil.copy2(side.with_suffix(".parquet"), dst.with_suffix(".parquet"))
     rep = M.migrate(tmp_path, dry_run=True)
     assert rep.moved == [] and rep.conflicts == [] and rep.unchanged == len(list(tmp_path.glob("*/*/*.json")))
+
+
+def test_a_calibration_map_follows_its_raw_configuration(tmp_path):
+    """A shipped map records its raw scorer's configuration; written before a field existed, it is pointed at the
+    signature that configuration has today, its coefficients and manifest kept whole; a map without the record is
+    refused."""
+    from tfc.models import release
+    from tfc.scorers import calibration as C
+
+    raw = S.get("wecheck", preset="as-published", checkpoint="some/wecheck", long_grounding="chunk")
+    old_cfg = {k: v for k, v in raw.config.to_dict().items() if k != "long_grounding"}
+    m = {"method": "platt", "feature": "logit", "a": 0.5, "b": -0.25, "raw_signature": "wecheck.x-doc.0000000000",
+         "raw_scorer": "wecheck", "raw_config": old_cfg}
+    C.write(m, "cal-test", out_root=tmp_path)
+    assert M.migrate_calibrations(tmp_path, dry_run=True) == [
+        {"map": "cal-test", "from": "wecheck.x-doc.0000000000", "to": raw.signature}]
+    M.migrate_calibrations(tmp_path)
+    release.verify(tmp_path / "cal-test")
+    got = json.loads((tmp_path / "cal-test" / C.FILE).read_text())
+    assert got["raw_signature"] == raw.signature and got["raw_config"]["long_grounding"] == "chunk"
+    assert (got["a"], got["b"]) == (0.5, -0.25) and M.migrate_calibrations(tmp_path) == []
+    C.write({k: v for k, v in m.items() if k != "raw_config"}, "cal-test", out_root=tmp_path)
+    with pytest.raises(M.MigrationError, match="raw configuration"):
+        M.migrate_calibrations(tmp_path)
+
+
+def test_the_shipped_maps_and_references_need_no_migration():
+    assert M.migrate_calibrations(dry_run=True) == [] and M.migrate_references(dry_run=True) == []
+
+
+def test_an_ensemble_reference_is_rekeyed_and_records_are_rewritten(tmp_path):
+    import tempfile
+    from pathlib import Path
+
+    from tfc.models import release
+    from tfc.scorers import ensemble as E
+
+    q2 = S.get("q2")
+    old = {k: v for k, v in q2.config.to_dict().items() if k not in ("steps", "q_per_candidate")}
+    ref = {"members": {"q2.rule-em.0000000000": {"name": "q2", "config": old, "scores": [0.0, 0.5, 1.0]}}, "rows": 3}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / E.REFERENCE_FILE).write_text(json.dumps(ref))
+        release.pack_files(tmp, "ref-test", out_root=tmp_path)
+    assert M.migrate_references(tmp_path) == [{"reference": "ref-test", "from": "q2.rule-em.0000000000",
+                                              "to": q2.signature}]
+    got = json.loads((tmp_path / "ref-test" / E.REFERENCE_FILE).read_text())
+    assert list(got["members"]) == [q2.signature] and got["members"][q2.signature]["scores"] == [0.0, 0.5, 1.0]
+    records = tmp_path / "records"
+    (records / "m").mkdir(parents=True)
+    (records / "m" / "scoring_runs.json").write_text('{"signature": "q2.rule-em.0000000000", "other": "q2.rule-em.00"}')
+    (records / "m" / "README.md").write_text("nothing here")
+    assert M.rewrite_records({"q2.rule-em.0000000000": q2.signature}, records) == ["m/scoring_runs.json"]
+    assert json.loads((records / "m" / "scoring_runs.json").read_text()) == {"signature": q2.signature,
+                                                                             "other": "q2.rule-em.00"}

@@ -393,6 +393,33 @@ def test_wecheck_head_on_a_three_logit_layout(tmp_path):
     np.testing.assert_allclose(got, _logit0_sigmoid(model, tok, GROUND, GEN), atol=1e-6)
 
 
+def test_wecheck_as_published_is_the_readme_call(tmp_path):
+    """WeCheck's README: tokenizer(premise, hypothesis, truncation=True, max_length=...) per pair, sigmoid of logit 0.
+    A grounding longer than the model's input is cut longest_first (and the row recorded), not chunked; the README's
+    batched call leaves out the attention mask, which tfc passes: the padded row then keeps its one-pair score."""
+    model, tok = _deberta_classifier(tmp_path / "wecheck", num_labels=1)
+    long = " ".join(["The cat sat on the mat while the dog slept by the door."] * 20)
+    ground, gen = [long, GROUND[1]], ["The dog slept.", GEN[1]]
+    with torch.no_grad():
+        want = np.array([torch.sigmoid(model(**tok(g, h, truncation=True, max_length=128,
+                                                  return_tensors="pt")).logits[0, 0]).item()
+                         for g, h in zip(ground, gen)])
+        batch = tok(ground, gen, padding=True, truncation=True, max_length=128, return_tensors="pt")
+        unmasked = torch.sigmoid(model(batch["input_ids"]).logits[:, 0]).numpy()
+    scorer = S.get("wecheck", preset="as-published", checkpoint=str(tmp_path / "wecheck"))
+    assert scorer.config.long_grounding == "truncate"
+    np.testing.assert_allclose(scorer.score(ground, gen, progress=False), want, atol=1e-6)
+    assert abs(unmasked[1] - want[1]) > 1e-4          # the README's batch without a mask scores the short row otherwise
+    assert scorer.last_aux()["aux_truncated"].tolist() == [True, False]
+    chunked = S.get("wecheck", preset="as-published", checkpoint=str(tmp_path / "wecheck"),
+                    long_grounding="chunk").score(ground, gen, progress=False)
+    assert abs(chunked[0] - want[0]) > 1e-6 and abs(chunked[1] - want[1]) < 1e-6
+    with pytest.raises(ValueError, match="mode='document'"):
+        S.get("wecheck", preset="as-published", mode="sentence")
+    with pytest.raises(ValueError, match="long_grounding"):
+        S.get("wecheck", long_grounding="cut")
+
+
 # --------------------------------------------------------------------------------------------------
 # 3b. SummaC's NLI checkpoints carry their own label order (read from id2label, never guessed)
 
@@ -567,7 +594,7 @@ def test_albert_squad2_qa_span_and_null(tiny_albert_qa):
 def test_q2_end_to_end_with_t5_qg_and_albert_qa(tiny_t5_qg, tiny_albert_qa):
     pytest.importorskip("spacy")
     s = S.get("q2", preset="as-published", qg_backend="seq2seq", qg_checkpoint=str(tiny_t5_qg[0]), checkpoint=str(tiny_albert_qa[0]),
-              use_nli=False, qa_max_length=64, qa_stride=16)
+              use_nli=False, no_questions="zero", qa_max_length=64, qa_stride=16)
     got = s.score(["The team won the game in 2001."], ["The team won the game."], progress=False)
     assert got.shape == (1,) and (np.isnan(got[0]) or 0.0 <= got[0] <= 1.0)
     comp = s.components()

@@ -109,6 +109,40 @@ def test_the_defaults_readings_are_the_recorded_choice():
         assert all(getattr(cfg, k) == v for k, v in overrides.items()), (name, overrides)
 
 
+def test_wechecks_reading_is_the_recorded_choice():
+    from tfc.runs import readings as R
+
+    ckpt = S.DEFAULTS["wecheck"]["checkpoint"]
+    rec = R.recorded(ckpt)
+    assert rec is not None and set(rec["chosen"]) == {"wecheck"}, f"no wecheck readings recorded for {ckpt}"
+    cfg = S.get("wecheck").config
+    assert all(getattr(cfg, k) == v for k, v in rec["chosen_overrides"]["wecheck"].items())
+
+
+def _sweep(aucs: dict) -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame([{"scorer": n, "reading": r, "dev set": d, "auc": v}
+                         for (n, r), per in aucs.items() for d, v in per.items()])
+
+
+def test_a_reading_replaces_the_as_published_one_only_past_the_margin_or_when_it_reads_everything():
+    from tfc.runs import readings as R
+
+    first, second = list(R.READINGS["alignscore"])[:2]
+    # +0.5 mean is not past the margin; +0.75 is
+    assert R.choose(_sweep({("alignscore", first): {"a": 70, "b": 80}, ("alignscore", second): {"a": 71, "b": 80}}),
+                    margin=0.5) == {"alignscore": first}
+    assert R.choose(_sweep({("alignscore", first): {"a": 70, "b": 80}, ("alignscore", second): {"a": 71.5, "b": 80}}),
+                    margin=0.5) == {"alignscore": second}
+    cut, whole = R.READINGS["wecheck"]
+    assert cut in R.CUTS_TEXT["wecheck"] and whole not in R.CUTS_TEXT["wecheck"]
+    tie = {("wecheck", cut): {"a": 80, "b": 60}, ("wecheck", whole): {"a": 80, "b": 60}}
+    assert R.choose(_sweep(tie)) == {"wecheck": whole}          # equal on dev: the reading that drops nothing
+    lower = {("wecheck", cut): {"a": 80, "b": 60}, ("wecheck", whole): {"a": 80, "b": 59.9}}
+    assert R.choose(_sweep(lower)) == {"wecheck": cut}
+
+
 def test_the_release_stays_within_its_weight_budget():
     """At most 50 MB of weights tracked in git, every release verified by its manifest."""
     from tfc.models import release

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from tfc.scorers import qgqa
+from tfc.runs.qgqa import Q2_RUN_STEPS
+from tfc.scorers import get as S_get
 from tfc.scorers.qags import QAGSScorer, filter_questions, pick_candidates, prepend_reference, select_k
 from tfc.scorers.q2 import Q2Scorer, fill_no_valid, is_personal, nli_fallback
 from tfc.scorers.qgqa import QAResult, squad_em, squad_f1
@@ -102,8 +104,8 @@ def test_candidate_rules_follow_the_q2_authors_code():
 def test_q2_candidate_rule_drops_lowercase_i_and_keeps_old_signatures():
     (c,) = qgqa.answer_candidates(["i love them too ! i love how they are made with wheat tortillas ."], rule="q2-code")
     assert [x.text for x in c] == ["them", "they", "wheat tortillas"]
-    assert Q2Scorer(checkpoint="x").signature == Q2Scorer(checkpoint="x", candidate_rule="tfc").signature
-    assert Q2Scorer(checkpoint="x").signature != Q2Scorer(checkpoint="x", candidate_rule="q2-code").signature
+    assert Q2Scorer(checkpoint="x").signature == Q2Scorer(checkpoint="x", candidate_rule="q2-code").signature
+    assert Q2Scorer(checkpoint="x").signature != Q2Scorer(checkpoint="x", candidate_rule="tfc").signature
     with pytest.raises(ValueError, match="candidate_rule"):
         Q2Scorer(checkpoint="x", candidate_rule="mine")
 
@@ -170,7 +172,7 @@ class StubNLI:
 
 
 def _stub_q2(qa_table, nli_map=None, **cfg):
-    s = Q2Scorer(checkpoint="unused", nli_checkpoint="unused", **cfg)
+    s = Q2Scorer(checkpoint="unused", nli_checkpoint="unused", **{**Q2_RUN_STEPS, **cfg})     # tfc's steps
     s.qg, s.qa = StubQG(), StubQA(qa_table)
     s.nli = StubNLI(nli_map or {}) if s.config.use_nli else None
     s._loaded = True
@@ -280,7 +282,7 @@ def test_qags_stub_pipeline():
     art = "Obama went to Paris in 2009."
     qa = {("What about Barack Obama here?", summ): "Barack Obama", ("What about Paris here?", summ): "Paris",
           ("What about Barack Obama here?", art): "Obama", ("What about Paris here?", art): "Paris"}
-    s = QAGSScorer(checkpoint="unused", k=20)
+    s = QAGSScorer(checkpoint="unused", k=20, steps="tfc")
     s.qg, s.qa, s._loaded = StubQG(), StubQA(qa), True
     score, t = s.run([art], [summ])
     # questions: "What about X here?" (0.0, answerable) and "And X there?" (-1.0, unanswerable on the summary:
@@ -295,14 +297,14 @@ def test_qags_stub_pipeline():
     assert aux["aux_mean_k10"][0] == pytest.approx(5 / 6) and aux["aux_n_questions"][0] == 2
     # four questions written (two per candidate); the two "What about" ones come back with their own candidate
     assert aux["aux_n_generated"][0] == 4 and aux["aux_n_self_consistent"][0] == 2
-    s2 = QAGSScorer(checkpoint="unused", k=20, fill_to_k=False)
+    s2 = QAGSScorer(checkpoint="unused", k=20, fill_to_k=False, steps="tfc")
     s2.qg, s2.qa, s2._loaded = StubQG(), StubQA(qa), True
     assert s2.run([art], [summ])[0][0] == pytest.approx((1.0 + 2 / 3) / 2)
-    s3 = QAGSScorer(checkpoint="unused", k=1, fill_to_k=False)
+    s3 = QAGSScorer(checkpoint="unused", k=1, fill_to_k=False, steps="tfc")
     s3.qg, s3.qa, s3._loaded = StubQG(), StubQA(qa), True
     assert s3.run([art], [summ])[0][0] == pytest.approx(2 / 3)    # K = 1: the first best (Obama, tie order)
     # no question survives -> the no_questions policy (0); batching does not matter
-    s4 = QAGSScorer(checkpoint="unused")
+    s4 = QAGSScorer(checkpoint="unused", steps="tfc")
     s4.qg, s4.qa, s4._loaded = StubQG(), StubQA({}), True
     assert s4.run([art], [summ])[0][0] == 0.0
     both = s.run([art, art], [summ, "Yes!"])[0]
@@ -341,7 +343,7 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
     g = ["Marie Curie won the Nobel Prize in 1903 in Stockholm.", "The cat sat on the mat."]
     h = ["Marie Curie won the prize in 1903.", "Yes!"]
     q2 = Q2Scorer(checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"], qa_null_threshold=-1e9, validation="f1",
-                  validation_f1=0.0)
+                  validation_f1=0.0, **Q2_RUN_STEPS)
     out = q2.score(g, h, batch_size=3)
     assert out.shape == (2,) and 0.0 <= out[0] <= 1.0 and out[1] == 0.0
     t = q2.explain(g, h)
@@ -353,13 +355,32 @@ def test_q2_and_qags_tiny_end_to_end(tiny):
     assert q2.signature.startswith("q2.rule-f1-nli.")
     assert "_components" in q2.signature_fields() and q2.signature != Q2Scorer(
         checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"]).signature
-    qags = QAGSScorer(checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
+    qags = QAGSScorer(checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5, steps="tfc")
     o2 = qags.score(g, h)
     assert 0.0 <= o2[0] <= 1.0 and o2[1] == 0.0
     assert qags.last_aux()["aux_n_questions"][0] >= 1
     e = qags.explain(g[:1], h[:1])
     assert len(e) == 5 and set(e.columns) >= {"candidate", "question", "answer_generated", "answer_grounding", "f1"}
     assert "rule-based QG" in qags.backends_label()
+
+
+def test_q2_and_qags_as_published_tiny_end_to_end(tiny):
+    """The authors' steps on tiny models: scores in [0, 1] whatever the batch, no NaN; a response without a valid
+    question gets the NLI label of the whole response (1, 0.5 or 0), a summary without a question the policy's 0."""
+    g = ["Marie Curie won the Nobel Prize in 1903 in Stockholm.", "The cat sat on the mat."]
+    h = ["Marie Curie won the prize in 1903.", "Yes!"]
+    q2 = S_get("q2", preset="as-published", checkpoint=tiny["qa"], nli_checkpoint=tiny["nli"])
+    assert q2.config.steps == "q2-code"
+    out = q2.score(g, h, batch_size=3)
+    assert out.shape == (2,) and not np.isnan(out).any() and ((0 <= out) & (out <= 1)).all()
+    assert out[1] in (0.0, 0.5, 1.0) and q2.last_aux()["aux_n_valid"][1] == 0
+    assert q2.qa.span_rule == "argmax"
+    assert np.allclose(q2.score(g[::-1], h[::-1], batch_size=1), out[::-1])
+    qags = S_get("qags", preset="as-published", checkpoint=tiny["qa"], qa_null_threshold=-1e9, k=5)
+    assert qags.config.steps == "qags-code"
+    o2 = qags.score(g, h)
+    assert not np.isnan(o2).any() and ((0 <= o2) & (o2 <= 1)).all() and o2[1] == 0.0
+    assert np.allclose(qags.score(g[:1], h[:1]), o2[:1])
 
 
 def test_registry():
@@ -481,10 +502,10 @@ def test_no_questions_policy_is_validated_and_in_the_signature():
         for bad in ("skip", "nan"):
             with pytest.raises(ValueError, match="no_questions"):
                 cls(no_questions=bad)
-        zero, nli = cls(), cls(no_questions="nli")
-        assert zero.config.no_questions == "zero" and zero.config.signature_fields()["no_questions"] == "zero"
-        assert zero.signature != nli.signature
-        assert "nli" in nli.components()
+        zero, nli, label = cls(no_questions="zero"), cls(no_questions="nli"), cls(no_questions="nli-label")
+        assert zero.config.signature_fields()["no_questions"] == "zero"
+        assert len({zero.signature, nli.signature, label.signature}) == 3
+        assert "nli" in nli.components() and "nli" in label.components()
 
 
 def test_no_questions_nli_uses_the_end_to_end_nli_score():
@@ -507,7 +528,8 @@ def _sidecars():
 
 def test_committed_cache_signatures_are_unchanged():
     """Every committed Q² / QAGS cache sidecar rebuilds to the signature it is filed under, under a policy that
-    never gives NaN ("zero", or "nli" for TRUE's derived variant), and holds no NaN score."""
+    never gives NaN ("zero"; "nli" for TRUE's derived variant; "nli-label", the authors' fallback, for the
+    as-published readings), and holds no NaN score."""
     import tfc.scorers as S
     from tfc.runs import qgqa as R
 
@@ -517,7 +539,7 @@ def test_committed_cache_signatures_are_unchanged():
         meta = json.loads(p.read_text())
         s = S.from_config(meta["scorer"], meta["config"])
         assert s.signature == meta["signature"] == p.parts[-3], p
-        assert s.config.no_questions in ("zero", "nli")
+        assert s.config.no_questions in ("zero", "nli", "nli-label")
         scores = pd.read_parquet(p.with_suffix(".parquet"))["score"]
         assert not scores.isna().any(), p
     # the chapters' run configurations point at them; the legacy configuration is a different signature
@@ -1100,8 +1122,8 @@ def test_the_dev_chosen_configuration_keeps_the_committed_signatures():
     step's signature is its sweep's recorded signature for the chosen candidate, and the three are pinned."""
     from tfc.runs import qgqa as R
 
-    pinned = {"options": "q2.rule-em-nli.182e5d8a29", "candidates": "q2.rule-em-nli.0354d7a3b1",
-              "qg-rules": "q2.rule-em-nli.c0661e2f83"}
+    pinned = {"options": "q2.rule-em-nli.185925d6e7", "candidates": "q2.rule-em-nli.8a508f2fe4",
+              "qg-rules": "q2.rule-em-nli.05108130a4"}
     steps = R.sweep_steps()
     for name, (loader, _) in R.SWEEPS.items():
         rec = getattr(R, loader)()

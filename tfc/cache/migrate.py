@@ -18,6 +18,14 @@ A target that already holds the same rows (same ``inputs_sha256`` and scores) ma
 which is removed; a target with other scores is a conflict: both stay, and it is reported (two caches claim one
 configuration; one of them was computed with a checkpoint whose identity has changed since). The migration is
 idempotent: a second run moves nothing.
+
+A shipped calibration map names the raw configuration it was fitted for (``raw_signature``, checked when a
+calibrated scorer loads it). :func:`migrate_calibrations` reads each map's ``raw_scorer`` and ``raw_config``
+through the same schema and, where the signature moved, rewrites the map's ``raw_signature`` and ``raw_config``
+and its release's manifest (the map's coefficients are unchanged). :func:`migrate_references` does the same for the
+ensemble's shipped reference distributions, which are keyed by their member's signature, and
+:func:`rewrite_records` replaces the moved signatures in the model records (``results/models``), which name the
+caches their runs wrote.
 """
 from __future__ import annotations
 
@@ -37,14 +45,15 @@ _QGQA_RENAMED = {"qa_checkpoint": "checkpoint"}
 # scorer name -> the changes of its configuration's fields (see the module doc)
 SCHEMA: dict[str, dict[str, dict]] = {
     "q2": {"renamed": _QGQA_RENAMED, "dropped": {"no_valid_score": (0.0,)},
-           "absent": {"qg_template": _QG_TEMPLATE, "qg_rules": "v1", "candidate_rule": "tfc"}},
+           "absent": {"qg_template": _QG_TEMPLATE, "qg_rules": "v1", "candidate_rule": "tfc", "no_questions": "zero",
+                      "steps": "tfc", "q_per_candidate": "multi"}},
     "qags": {"renamed": _QGQA_RENAMED, "dropped": {"no_question_score": (0.0,)},
              "absent": {"qg_template": _QG_TEMPLATE, "qg_rules": "v1", "nli_checkpoint": "tfc/nli-minilm",
-                        "nli_label_names": None}},
+                        "nli_label_names": None, "no_questions": "zero", "steps": "tfc"}},
     "summac-zs": {"absent": {"reduction": "cell", "generated_reduction": "mean", "calibration": None}},
     "summac-conv": {"absent": {"reduction": "cell", "generated_reduction": "mean", "calibration": None}},
     "nli": {"absent": {"head": "auto", "calibration": None}},
-    "wecheck": {"absent": {"head": "auto", "calibration": None}},
+    "wecheck": {"absent": {"head": "auto", "calibration": None, "long_grounding": "chunk"}},
     "alignscore": {"absent": {"calibration": None}},
     "bertscore": {"absent": {"dtype": "float32"}},
     **{n: {"absent": _ROUGE_ABSENT} for n in ("rouge1", "rouge2", "rougeL", "rougeL-coco", "rougeL-squad")},
@@ -178,3 +187,82 @@ def _move(side: Path, meta: dict, target: Path, new: str, renames: dict) -> None
     _write_json(target, meta)
     if target != side:
         side.unlink()
+
+
+def migrate_calibrations(root=None, dry_run: bool = False) -> list[dict]:
+    """Rewrite every shipped calibration map under ``root`` (default: the release folder) whose raw configuration
+    has another signature today; returns ``[{"map", "from", "to"}]``. A map without ``raw_config`` is refused."""
+    from tfc.models import release
+    from tfc.scorers import calibration as C
+
+    root = Path(root) if root else release.release_root()
+    out = []
+    for path in sorted(root.glob(f"*/{C.FILE}")):
+        m = json.loads(path.read_text())
+        if "raw_config" not in m or "raw_scorer" not in m:
+            raise MigrationError(f"{path}: the map does not record its raw configuration (raw_scorer, raw_config)")
+        raw = rebuilt(m["raw_scorer"], m["raw_config"])
+        if raw.signature == m["raw_signature"]:
+            continue
+        out.append({"map": path.parent.name, "from": m["raw_signature"], "to": raw.signature})
+        if not dry_run:
+            C.write({**m, **C.raw_identity(raw)}, path.parent.name, out_root=root)
+    return out
+
+
+def migrate_references(root=None, dry_run: bool = False) -> list[dict]:
+    """Re-key every shipped ensemble reference under ``root`` (default: the release folder) whose members' recorded
+    configurations have another signature today; returns ``[{"reference", "from", "to"}]``. A member without its
+    ``config`` is refused."""
+    import tempfile
+
+    from tfc.models import release
+    from tfc.scorers import ensemble as E
+
+    root = Path(root) if root else release.release_root()
+    out = []
+    for path in sorted(root.glob(f"*/{E.REFERENCE_FILE}")):
+        ref = json.loads(path.read_text())
+        members = {}
+        for sig, m in ref["members"].items():
+            if "config" not in m:
+                raise MigrationError(f"{path}: member {sig} does not record its configuration")
+            scorer = rebuilt(m["name"], m["config"])
+            if scorer.signature != sig:
+                out.append({"reference": path.parent.name, "from": sig, "to": scorer.signature})
+            members[scorer.signature] = {**m, "config": json.loads(json.dumps(scorer.config.to_dict(), default=str))}
+        if members.keys() != ref["members"].keys() and not dry_run:
+            with tempfile.TemporaryDirectory() as tmp:
+                (Path(tmp) / E.REFERENCE_FILE).write_text(json.dumps({**ref, "members": members}, indent=0) + "\n")
+                release.pack_files(tmp, path.parent.name, out_root=root, note=E.REFERENCE_NOTE)
+    return out
+
+
+def renames_of(report: Report) -> dict[str, str]:
+    """Old signature -> new signature of every cache a migration moved or found duplicated."""
+    return {e["from"]: e["to"] for e in report.moved + report.duplicates if e["from"] != e["to"]}
+
+
+def rewrite_records(renames: dict[str, str], root=None, dry_run: bool = False) -> list[str]:
+    """Replace each old signature by its new one in every JSON and Markdown file under ``root`` (default: the model
+    records); returns the files changed. A signature is a whole token (``name.tag.hash10``), so no other text can
+    match it."""
+    import re
+
+    from tfc import config
+
+    root = Path(root or config.model_records_dir())
+    if not renames:
+        return []
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)))
+    changed = []
+    for path in sorted(p for ext in ("*.json", "*.md") for p in root.rglob(ext)):
+        text = path.read_text()
+        new = pattern.sub(lambda m: renames[m.group(0)], text)
+        if new != text:
+            changed.append(str(path.relative_to(root)))
+            if not dry_run:
+                tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+                tmp.write_text(new)
+                os.replace(tmp, path)
+    return changed

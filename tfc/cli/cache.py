@@ -62,16 +62,23 @@ def verify(signature, dataset, sample, seed, atol):
 
 @cache.command("migrate")
 @click.option("--root", type=click.Path(file_okay=False), default=None, help="a score cache (default: TFC_CACHE_DIR)")
+@click.option("--releases", type=click.Path(file_okay=False), default=None,
+              help="the shipped releases whose calibration maps follow (default: results/release)")
 @click.option("--dry-run", is_flag=True, help="say what would move; change nothing")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
-def migrate_cmd(root, dry_run, as_json):
-    """Move every cache to the signature its configuration has today (no score is recomputed; see
-    tfc.cache.migrate). Exits 1 when two caches claim one configuration with different scores."""
+def migrate_cmd(root, releases, dry_run, as_json):
+    """Move every cache to the signature its configuration has today, and point every shipped calibration map at
+    its raw configuration's signature (no score is recomputed; see tfc.cache.migrate). Exits 1 when two caches
+    claim one configuration with different scores."""
     import json
 
-    from tfc.cache.migrate import migrate
+    from tfc.cache.migrate import migrate, migrate_calibrations, migrate_references, renames_of, rewrite_records
 
-    rep = migrate(root, dry_run=dry_run).as_dict()
+    report = migrate(root, dry_run=dry_run)
+    rep = report.as_dict()
+    rep["records"] = rewrite_records(renames_of(report), dry_run=dry_run)
+    rep["calibrations"] = migrate_calibrations(releases, dry_run=dry_run)
+    rep["references"] = migrate_references(releases, dry_run=dry_run)
     if as_json:
         click.echo(json.dumps(rep, indent=1))
     else:
@@ -83,6 +90,13 @@ def migrate_cmd(root, dry_run, as_json):
         for e in rep["conflicts"]:
             click.echo(f"conflict: {e['from']} and {e['to']} ({e['dataset']}/{e['split']}) hold other scores "
                        "for one configuration; both kept", err=True)
+        for f in rep["records"]:
+            click.echo(f"{'would rewrite' if dry_run else 'rewrote'} the signatures in results/models/{f}")
+        for e in rep["references"]:
+            click.echo(f"{'would re-key' if dry_run else 're-keyed'} {e['reference']}'s member {e['from']} as {e['to']}")
+        for e in rep["calibrations"]:
+            click.echo(f"{'would point' if dry_run else 'pointed'} calibration map {e['map']} at {e['to']} "
+                       f"(was {e['from']})")
         click.echo(f"moved {len(rep['moved'])}, duplicates {len(rep['duplicates'])}, conflicts "
                    f"{len(rep['conflicts'])}, unchanged {rep['unchanged']}")
     if rep["conflicts"]:

@@ -58,7 +58,7 @@ def run(name: str, cal_name: str, frames: dict | None = None, fit: pd.DataFrame 
     raw = S.get(name, calibration=None)
     fit = fit_frames() if fit is None else fit
     s_fit = raw.score(fit["grounding"].tolist(), fit["generated"].tolist(), progress=False)
-    m = {**C.fit(s_fit, fit["label"].to_numpy(), raw.output_range), "raw_signature": raw.signature,
+    m = {**C.fit(s_fit, fit["label"].to_numpy(), raw.output_range), **C.raw_identity(raw),
          "fitted_on": {"rows": int(len(fit)), "by_source": fit["source"].value_counts().to_dict(), "seed": FIT_SEED}}
     C.write(m, cal_name)
     frames = R.dev_frames(R.ROWS, R.SEED) if frames is None else frames

@@ -29,8 +29,13 @@ QA_GPU = "tfc/qa-minilm-v3"
 # Q²'s NLI step (and TRUE's NLI fallback) reads with the strongest in-house NLI model, sent-minilm-v8 (its 3-way
 # head: entailment / neutral / contradiction) rather than the weaker tfc/nli-minilm
 NLI_CHECKPOINT = "tfc/sent-minilm-v8"
-Q2_DEFAULT = {"checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384}
-QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512}
+# the steps every committed Q² and QAGS run read with, named because the as-published configurations follow the
+# authors' code: tfc's own steps (SQuAD normalisation, the best start <= end span, the QAGS filters in candidate
+# order), Q²'s first candidate rule, 0 for a text without a valid question, every valid beam of a candidate
+Q2_RUN_STEPS = {"steps": "tfc", "candidate_rule": "tfc", "no_questions": "zero", "q_per_candidate": "multi"}
+QAGS_RUN_STEPS = {"steps": "tfc"}
+Q2_DEFAULT = {"checkpoint": QA_CHECKPOINT, "nli_checkpoint": NLI_CHECKPOINT, "qa_max_length": 384, **Q2_RUN_STEPS}
+QAGS_DEFAULT = {"checkpoint": QA_CHECKPOINT, "qa_max_length": 512, **QAGS_RUN_STEPS}
 # Q² with the GPU reader on the dialogue sets: v8's fp32 weights are lost, so its NLI step reads with v8's int8
 # release (two changes against Q2_DEFAULT, both named in the chapter)
 NLI_RELEASE = "tfc/sent-minilm-v8-int8"

@@ -1,13 +1,16 @@
 """As published against tfc's own readings of the same checkpoint, on TRUE's nine sets.
 
-SummaC-ZS, SummaC-Conv and AlignScore each have an ``as-published`` configuration that computes what the
-reference code computes (``benchmarks/bench_peers.py`` holds it to the peer within 1e-4) and a reading of tfc's
-own (:data:`READINGS`: SummaC-ZS's per-cell reduction, SummaC-Conv's head of bin fractions, AlignScore's greedy
-chunks). Each SummaC-Conv head is the shipped one fitted on training-side dev pairs for its matrices. This run scores both on the
-same :data:`ROWS` label-stratified rows of each TRUE set with the shipped NLI model, through the score cache, so
-the Performance chapter can set their ROC AUCs side by side. TRUE is only read here: nothing is chosen on it.
+SummaC-ZS, SummaC-Conv, AlignScore, WeCheck, Q² and QAGS each have an ``as-published`` configuration that computes
+what the reference code computes (``benchmarks/bench_peers.py`` holds SummaC and AlignScore to the peers within
+1e-4; ``tests/test_reference_values_qgqa.py`` holds Q² and QAGS to the authors' functions) and a reading of tfc's
+own, the ``improved`` preset (:data:`READINGS`: SummaC-ZS's per-cell reduction, SummaC-Conv's head of bin fractions,
+AlignScore's greedy chunks, WeCheck's chunks of a long grounding, Q²'s and QAGS's steps of tfc). Each SummaC-Conv
+head is the shipped one fitted on training-side dev pairs for its matrices. This run scores both on the same
+:data:`ROWS` label-stratified rows of each TRUE set with the shipped models (:func:`models`), through the score
+cache, so the Performance chapter can set their ROC AUCs side by side. TRUE is only read here: nothing is chosen on
+it.
 
-    python -m tfc.runs.reference_readings          # about 15 minutes on a 2-core CPU; resumable (score cache)
+    python -m tfc.runs.reference_readings [SCORER ...]   # resumable (score cache); Q² and QAGS take most of it
 
 :func:`table` reads the committed caches only (a chapter never scores).
 """
@@ -25,27 +28,48 @@ READINGS: dict[str, tuple[str, str]] = {
     "summac-conv": ("as published: the package's head (bin counts, first 10 sentences) on sentence matrices",
                     "improved: tfc's head (bin fractions, every sentence) on window12 matrices"),
     "alignscore": ("as published: equal groups of sentences", "improved: greedy chunks ≤ 350 words"),
+    "wecheck": ("as published: the README's call, cut at 512 tokens", "improved: the grounding in chunks"),
+    "q2": ("as published: Q²'s code (clean_text, arg-max span, NLI pairs ending in '.', NLI-label fallback)",
+           "improved: tfc's steps (SQuAD normalisation and F1, best start ≤ end span)"),
+    "qags": ("as published: filter_qsts (answerable as generated, most probable first, '?' required, random fill)",
+             "improved: tfc's filters (in candidate order, kept questions repeated to K, no-answer 0)"),
 }
+# the scorers read with the shipped NLI model; the others read with their own shipped models (models())
+NLI_FAMILY = ("summac-zs", "summac-conv", "alignscore")
 
 
-def scorers(checkpoint: str | None = None) -> dict[tuple[str, str], object]:
-    """``{(scorer, label): scorer}``: each scorer as published and in tfc's reading, on ``checkpoint`` (default:
-    the shipped NLI model)."""
+def models(name: str, checkpoint: str | None = None) -> dict:
+    """The models ``name`` reads here: ``checkpoint`` (default: the shipped NLI model) for the NLI family, the
+    default's shipped checkpoint for WeCheck, the shipped QA reader (and the shipped NLI model for Q²'s NLI step and
+    the no-question fallbacks) for Q² and QAGS."""
     from tfc import scorers as S
 
-    checkpoint = checkpoint or S.SHIPPED_NLI
+    if name in NLI_FAMILY:
+        return {"checkpoint": checkpoint or S.SHIPPED_NLI}
+    if name in ("q2", "qags"):
+        return {"checkpoint": S.SHIPPED_QA, "nli_checkpoint": S.SHIPPED_NLI}
+    return {"checkpoint": S.DEFAULTS[name]["checkpoint"]}
+
+
+def scorers(checkpoint: str | None = None, names=tuple(READINGS)) -> dict[tuple[str, str], object]:
+    """``{(scorer, label): scorer}``: each scorer as published and in tfc's reading (the ``improved`` preset), on
+    the models of :func:`models` (``checkpoint``: the NLI family's; default the shipped NLI model)."""
+    from tfc import scorers as S
+
     out = {}
-    for name, (published, ours) in READINGS.items():
-        out[(name, published)] = S.get(name, preset="as-published", checkpoint=checkpoint)
-        out[(name, ours)] = S.get(name, preset="improved", checkpoint=checkpoint)
+    for name in names:
+        published, ours = READINGS[name]
+        out[(name, published)] = S.get(name, preset="as-published", **models(name, checkpoint))
+        out[(name, ours)] = S.get(name, preset="improved", **models(name, checkpoint))
     return out
 
 
-def run(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED, progress: bool = True):
+def run(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED, progress: bool = True,
+        names=tuple(READINGS)):
     """Score every (scorer, reading) on the sampled rows of each set (cached; a rerun reads the cache)."""
     from tfc.results.dataset import score_dataset
 
-    for (name, label), sc in scorers(checkpoint).items():
+    for (name, label), sc in scorers(checkpoint, names).items():
         for ds in datasets:
             if progress:
                 print(f"{name} [{label}] {ds}", flush=True)
@@ -53,8 +77,8 @@ def run(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: i
 
 
 def table(checkpoint: str | None = None, datasets=TRUE9, rows: int = ROWS, seed: int = SEED) -> pd.DataFrame:
-    """ROC AUC (x100) per set and reading from the cache: ``scorer, reading, signature, dataset, rows, auc``
-    (a set whose rows are not all cached is left out)."""
+    """ROC AUC (x100) per set and reading from the cache: ``scorer, reading, signature, dataset, rows, auc`` (a set
+    whose rows are not all cached is left out)."""
     from tfc.meta import roc_auc
     from tfc.results.dataset import score_dataset
 
@@ -112,4 +136,6 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
 
 
 if __name__ == "__main__":
-    run()
+    import sys
+
+    run(names=tuple(sys.argv[1:]) or tuple(READINGS))

@@ -69,17 +69,22 @@ DEFAULTS: dict[str, dict] = {
     "summac-conv": {"checkpoint": SHIPPED_NLI, "grounding_granularity": "window12", "sentence_splitter": "auto",
                     "conv_checkpoint": "tfc/summac-conv-minilm"},
     "alignscore": {"checkpoint": SHIPPED_NLI, "split": "smart-n", "calibration": "tfc/calibration-alignscore"},
-    "wecheck": {"checkpoint": "tfc/wecheck-minilm-shared-emb", "calibration": "tfc/calibration-wecheck"},
+    # WeCheck: long groundings cut into chunks, the maximum over chunks (as the NLI scorer reads them), instead of the
+    # README's truncation at 512 tokens (the as-published reading); the calibration map was fitted on this reading
+    "wecheck": {"checkpoint": "tfc/wecheck-minilm-shared-emb", "long_grounding": "chunk",
+                "calibration": "tfc/calibration-wecheck"},
     # BERTScore: long groundings cut into chunks that fit, the maximum over chunks, instead of bert-score's silent
     # truncation (the as-published reading). The dev frames' groundings fit MiniLM's 512 tokens, so they cannot
     # tell the two apart; chunking is chosen because it never drops part of a grounding
     "bertscore": {"long_grounding": "chunk"},
     # Q²: the options chosen on training-side dev data by the Q² chapter's sweeps (tfc.runs.qgqa; records under
     # results/models/qa-minilm-v3 and -v4): the F1 form without the NLI step (above every NLI model of the sweep), the
-    # authors' answer candidates, rule set v3; read with the shipped reader
+    # authors' answer candidates, rule set v3; read with the shipped reader, through the steps those sweeps measured
+    # (tfc's: SQuAD normalisation, the best span, 0 without a valid question; the as-published steps are the code's)
     "q2": {"checkpoint": SHIPPED_QA, "use_nli": False, "nli_checkpoint": SHIPPED_NLI, "candidate_rule": "q2-code",
-           "qg_rules": "v3"},
-    "qags": {"checkpoint": SHIPPED_QA, "nli_checkpoint": SHIPPED_NLI, "qa_max_length": 512, "qg_rules": "v3"},
+           "qg_rules": "v3", "steps": "tfc", "no_questions": "zero", "q_per_candidate": "multi"},
+    "qags": {"checkpoint": SHIPPED_QA, "nli_checkpoint": SHIPPED_NLI, "qa_max_length": 512, "qg_rules": "v3",
+             "steps": "tfc"},
     # TRUE's ensemble (Q², NLI, SummaC-ZS), each member in its default configuration, through a fixed normalisation
     "ensemble": {"members": ("q2", "nli", "summac-zs"), "normalisation": "ecdf", "reference": "tfc/ensemble-reference"},
 }
@@ -107,6 +112,12 @@ PRESETS: dict[str, dict[str, dict]] = {
         # was fitted on, beside the package's head (tfc.scorers.summac_conv)
         "summac-conv": {"grounding_granularity": "window12", "sentence_splitter": "auto",
                         "conv_checkpoint": "tfc/summac-conv-minilm"},
+        # tfc's steps of Q² and QAGS in place of the authors' code's (SQuAD's answer normalisation and F1, the best
+        # start <= end span, a passive personal subject also filtered; QAGS's filters in candidate order, a
+        # no-answer on the article scoring 0, kept questions repeated to K), and WeCheck's grounding read in chunks
+        "q2": {"steps": "tfc"},
+        "qags": {"steps": "tfc"},
+        "wecheck": {"long_grounding": "chunk"},
     },
     "fast": {name: {"dtype": FAST_DTYPE} for name in FAST_SCORERS},
 }

@@ -68,6 +68,13 @@ def isotonic_ece(scores, labels, fit_rows, eval_rows, bins: int = 10) -> float:
     return float(expected_calibration_error(y[eval_rows], iso.predict(s[eval_rows]), bins=bins))
 
 
+def raw_identity(raw) -> dict:
+    """What a map records of the raw scorer it was fitted for: its signature, and its registry name and configuration,
+    from which :func:`tfc.cache.migrate.migrate_calibrations` recomputes the signature when a field is added."""
+    return {"raw_signature": raw.signature, "raw_scorer": raw.name,
+            "raw_config": json.loads(json.dumps(raw.config.to_dict(), default=str))}
+
+
 def load(name: str) -> dict:
     """The shipped map ``tfc/<name>`` (its manifest checked)."""
     from tfc.models import release

@@ -64,6 +64,9 @@ def ecdf(x, reference) -> np.ndarray:
     return (lo + hi) / (2.0 * len(ref))
 
 
+REFERENCE_NOTE = "the ensemble's fixed normalisation: each member's scores on training-side dev pairs"
+
+
 def load_reference(name: str) -> dict:
     """The shipped reference ``tfc/<name>`` (manifest checked): member signature -> sorted scores."""
     from tfc.models import release
@@ -76,7 +79,8 @@ def load_reference(name: str) -> dict:
 def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: int | None = None,
                   reuse: dict | None = None) -> dict:
     """Score ``frames`` (dev set -> frame of grounding, generated, label) with each member (default config) and
-    ship the sorted scores as release ``name`` (``reference.json`` and a sha256 manifest). A member whose
+    ship the sorted scores, with each member's configuration (:func:`tfc.cache.migrate.migrate_references` reads it),
+    as release ``name`` (``reference.json`` and a sha256 manifest). A member whose
     signature ``reuse`` (an earlier reference) holds, fitted on the same rows, keeps those scores unscored."""
     from tfc import scorers
     from tfc.models import release
@@ -91,13 +95,13 @@ def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: i
             out["members"][sc.signature] = old
             continue
         s = sc.score(rows["grounding"].tolist(), rows["generated"].tolist(), batch_size=batch_size, progress=False)
-        out["members"][sc.signature] = {"name": m, "scores": sorted(round(float(v), 6) for v in s)}
+        out["members"][sc.signature] = {"name": m, "config": json.loads(json.dumps(sc.config.to_dict(), default=str)),
+                                        "scores": sorted(round(float(v), 6) for v in s)}
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / REFERENCE_FILE).write_text(json.dumps(out, indent=0) + "\n")
-        release.pack_files(tmp, name.removeprefix("tfc/"), out_root=out_root,
-                           note="the ensemble's fixed normalisation: each member's scores on training-side dev pairs")
+        release.pack_files(tmp, name.removeprefix("tfc/"), out_root=out_root, note=REFERENCE_NOTE)
     return out
 
 

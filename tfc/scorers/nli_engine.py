@@ -47,12 +47,19 @@ class NLIEngine:
         self.max_length = max_length or min(lim, 512, int(pos))
         self.n_special = self.tok.num_special_tokens_to_add(pair=True)
 
-    def probs(self, pairs: list[tuple[str, str]], batch_size: int, progress: bool = False) -> np.ndarray:
-        """Class probabilities (n, n_labels) for (premise, hypothesis) pairs; duplicates computed once."""
+    def probs(self, pairs: list[tuple[str, str]], batch_size: int, progress: bool = False,
+              truncation: str | None = None, cut_rows: bool = False):
+        """Class probabilities (n, n_labels) for (premise, hypothesis) pairs; duplicates computed once.
+
+        A pair longer than ``max_length`` is cut by the tokenizer's ``truncation`` strategy when one is named (a
+        reading that truncates, such as WeCheck's README call); with none, the callers' chunk budgets should have
+        made it fit, and the premise of a pair that still does not is cut ``only_first`` with a warning. With
+        ``cut_rows`` the result is ``(probs, cut)``, ``cut[i]`` saying whether pair ``i`` was cut."""
         import torch
 
         if not pairs:
-            return np.zeros((0, len(self.labels)))
+            empty = np.zeros((0, len(self.labels)))
+            return (empty, np.zeros(0, dtype=bool)) if cut_rows else empty
         uniq = list(dict.fromkeys(pairs))
         index = {p: i for i, p in enumerate(uniq)}
         enc = self.tok([p for p, _ in uniq], [h for _, h in uniq], truncation=False, verbose=False)
@@ -60,14 +67,15 @@ class NLIEngine:
         over = [i for i, x in enumerate(ids) if len(x) > self.max_length]
         self.last_truncated = len(over)
         if over:
-            # chunk budgets make this rare (a tokenizer whose pair encoding differs from the sum of its
-            # parts); cut the premise to fit and say so, never silently
-            import warnings
+            if truncation is None:
+                # chunk budgets make this rare (a tokenizer whose pair encoding differs from the sum of its
+                # parts); cut the premise to fit and say so, never silently
+                import warnings
 
-            warnings.warn(f"{len(over)} NLI input(s) exceeded max_length={self.max_length} after chunking; "
-                          "their premise was truncated (see NLIEngine.last_truncated)")
-            fix = self.tok([uniq[i][0] for i in over], [uniq[i][1] for i in over], truncation="only_first",
-                           max_length=self.max_length)
+                warnings.warn(f"{len(over)} NLI input(s) exceeded max_length={self.max_length} after chunking; "
+                              "their premise was truncated (see NLIEngine.last_truncated)")
+            fix = self.tok([uniq[i][0] for i in over], [uniq[i][1] for i in over],
+                           truncation=truncation or "only_first", max_length=self.max_length)
             for k in enc.keys():
                 for j, i in enumerate(over):
                     enc[k][i] = fix[k][j]
@@ -86,7 +94,12 @@ class NLIEngine:
                     out[b] = torch.stack([p, 1.0 - p], dim=-1).double().cpu().numpy()
                 else:
                     out[b] = torch.softmax(logits, dim=-1).double().cpu().numpy()
-        return out[[index[p] for p in pairs]]
+        rows = [index[p] for p in pairs]
+        if cut_rows:
+            cut = np.zeros(len(uniq), dtype=bool)
+            cut[over] = True
+            return out[rows], cut[rows]
+        return out[rows]
 
     def hyp_budget(self, hyps: list[str], min_chunk: int) -> tuple[list[str], list[int], list[bool]]:
         """Token budget left for the premise given each hypothesis; over-long hypotheses are cut."""

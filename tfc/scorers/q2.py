@@ -52,7 +52,7 @@ import pandas as pd
 
 from tfc.scorers.base import Scorer, ScorerConfig
 from tfc.scorers.qgqa import (DEFAULT_QA_CHECKPOINT, NLIComparer, QGQAConfigMixin, QGQAScorerBase, answer_candidates,
-                               check_candidate_rule, parse, squad_em, squad_f1)
+                               check_candidate_rule, parse, q2_clean_text, q2_f1, squad_em, squad_f1)
 
 PERSONAL_SUBJECTS = {"i", "you"}
 PERSONAL_POSSESSIVES = {"my", "your"}
@@ -71,7 +71,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     qg_num_beams: int = 1                  # 1 = greedy (as published)
     qg_num_return: int = 1                 # questions kept per candidate (beam variant: top-k)
     candidate_kinds: tuple[str, ...] = ("ents", "noun_chunks")
-    candidate_rule: str = "tfc"            # "tfc" | "q2-code" (the authors' code) | "q2-code-no-pronouns"
+    candidate_rule: str = "q2-code"        # "q2-code" (the authors' code) | "tfc" | "q2-code-no-pronouns"
     validation: str = "em"                 # "em" (original code) | "f1" (TRUE's re-implementation)
     validation_f1: float = 0.54
     use_nli: bool = True
@@ -83,8 +83,10 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     batch_size: int = 32
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
-    no_questions: str = "zero"             # responses without a valid question: "zero" | "nli" (QGQAConfigMixin)
+    no_questions: str = "nli-label"        # responses without a valid question (QGQAConfigMixin): run_nli.py's
     qg_rules: str = "v2"                   # the rule-QG rule set (tfc.scorers.qgqa.RULE_SETS)
+    steps: str = "q2-code"                 # "q2-code" (the authors' code, step for step) | "tfc" (see STEPS)
+    q_per_candidate: str = "single"        # "single" (the README's run: the first valid question per candidate) | "multi"
 
     def __post_init__(self):
         super().__post_init__()
@@ -96,13 +98,22 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
         self._check_qg()
         if self.qg_num_return < 1 or self.qg_num_beams < 1:
             raise ValueError("qg_num_beams and qg_num_return must be >= 1")
+        if self.steps not in STEPS:
+            raise ValueError(f"steps must be one of {STEPS}; got {self.steps!r}")
+        if self.q_per_candidate not in ("single", "multi"):
+            raise ValueError("q_per_candidate must be 'single' or 'multi'")
 
 
-def is_personal(doc) -> bool:
-    """True for a question about a personal statement: subject I/you, or possessive my/your."""
+STEPS = ("q2-code", "tfc")
+
+
+def is_personal(doc, passive: bool = True) -> bool:
+    """True for a question about a personal statement: subject I/you, or possessive my/your. ``passive=False`` is
+    ``run_pipeline.non_personal``, which looks at active subjects (``nsubj``) only."""
+    subjects = ("nsubj", "nsubjpass") if passive else ("nsubj",)
     for t in doc:
         low = t.lower_
-        if low in PERSONAL_SUBJECTS and t.dep_ in ("nsubj", "nsubjpass"):
+        if low in PERSONAL_SUBJECTS and t.dep_ in subjects:
             return True
         if low in PERSONAL_POSSESSIVES and t.dep_ == "poss":
             return True
@@ -141,15 +152,50 @@ class Q2Scorer(QGQAScorerBase, Scorer):
     def _load(self):
         super()._load()
         c = self.config
-        self.nli = NLIComparer(c.nli_checkpoint, c.nli_label_names, c.device, c.batch_size) if c.use_nli else None
+        self.nli = (NLIComparer(c.nli_checkpoint, c.nli_label_names, c.device, c.batch_size)
+                    if c.use_nli or c.no_questions == "nli-label" else None)
         self._nli_scorer = None
 
-    def _valid(self, cand: str, ans: str) -> bool:
+    def _span_rule(self) -> str:
+        return "argmax" if self.config.steps == "q2-code" else "best-pair"
+
+    def _valid(self, cand: str, ans: str, has_answer: bool = True) -> bool:
+        """run_pipeline.filter_questions (``steps="q2-code"``: ``[CLS]`` is no match, else the cleaned texts equal,
+        so an empty answer matches a candidate that cleans to nothing) or tfc's SQuAD exact match; ``validation="f1"``
+        compares by token F1 instead."""
+        c = self.config
+        if c.steps == "q2-code":
+            if not has_answer:
+                return False
+            if c.validation == "em":
+                return q2_clean_text(cand) == q2_clean_text(ans)
+            return q2_f1(cand, ans) >= c.validation_f1
         if not ans:
             return False
-        if self.config.validation == "em":
+        if c.validation == "em":
             return bool(squad_em(cand, ans))
-        return squad_f1(cand, ans) >= self.config.validation_f1
+        return squad_f1(cand, ans) >= c.validation_f1
+
+    def _f1(self, cand: str, ans: str, has_answer: bool) -> float:
+        """A valid question's F1 between its candidate and the knowledge's answer (no answer: 0)."""
+        if not has_answer:
+            return 0.0
+        if self.config.steps == "q2-code":
+            return q2_f1(cand, ans)
+        return squad_f1(cand, ans) if ans else 0.0
+
+    def _nli_pair(self, question: str, cand: str, ans: str, f1: float) -> tuple[str, str] | None:
+        """The NLI step's (premise, hypothesis), or None where the step is not taken: run_nli.scores_with_nli asks
+        only for 0 <= F1 < 1 and an answer that is neither empty nor holds ``[CLS]``, and ends both texts with '.'
+        (get_nli_label); tfc asks for F1 < 1 and an answer, without the full stops."""
+        if self.config.steps == "q2-code":
+            cls = getattr(getattr(self.qa, "tok", None), "cls_token", None) or "[CLS]"
+            if not (0 <= f1 < 1) or ans == "" or cls in ans:
+                return None
+            return f"{question} {ans}.", f"{question} {cand}."
+        if not ans or f1 >= 1.0:
+            return None
+        return f"{question} {ans}", f"{question} {cand}"
 
     def run(self, groundings: list[str], generations: list[str], batch_size: int = 32,
             progress: bool = False) -> tuple[np.ndarray, pd.DataFrame]:
@@ -162,53 +208,73 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         flat = [(i, cd) for i, cs in enumerate(cands) for cd in cs]
         with self.stage("qg"):
             gen_qs = self.qg.generate([generations[i] for i, _ in flat], [cd for _, cd in flat], progress=progress)
-        rows = []  # example, candidate, question, qg_score
-        for (i, cd), qs in zip(flat, gen_qs):
+        rows = []  # example, slot (the candidate's position), candidate, question, qg_score
+        for slot, ((i, cd), qs) in enumerate(zip(flat, gen_qs)):
             for q, s in qs[: c.qg_num_return]:
                 if q.strip():
-                    rows.append((i, cd.text, q, s))
+                    rows.append((i, slot, cd.text, q, s))
         cols = ["example", "candidate", "question", "qg_score", "answer_generated", "valid", "valid_true",
                 "answer_grounding", "f1", "nli", "sub_score"]
         if not rows:
             return self._aggregate(groundings, generations, pd.DataFrame(columns=cols), cands)
-        t = pd.DataFrame(rows, columns=["example", "candidate", "question", "qg_score"])
+        t = pd.DataFrame(rows, columns=["example", "slot", "candidate", "question", "qg_score"])
+        self._validate(t, generations, batch_size, progress)
+        self._compare(t, groundings, batch_size, progress)
+        return self._aggregate(groundings, generations, t[cols], cands)
+
+    def _validate(self, t: pd.DataFrame, generations, batch_size, progress) -> None:
+        """Answer each question on its response and mark it ``valid`` (and ``valid_true``, TRUE's F1 rule)."""
+        c = self.config
         with self.stage("qa_generated"):
             on_gen = self.qa.answer(t["question"].tolist(), [generations[i] for i in t["example"]], batch_size,
                                     progress)
         t["answer_generated"] = [r.text for r in on_gen]
-        t["valid"] = [self._valid(cd, a) for cd, a in zip(t["candidate"], t["answer_generated"])]
+        t["valid"] = [self._valid(cd, r.text, r.has_answer) for cd, r in zip(t["candidate"], on_gen)]
         # TRUE's re-implementation validates by token F1 >= validation_f1 instead of exact match; those questions
         # (a superset of the EM-valid ones) are answered and compared too, for the aux_true_q2 column
         t["valid_true"] = [bool(a) and squad_f1(cd, a) >= c.validation_f1
                            for cd, a in zip(t["candidate"], t["answer_generated"])]
         if c.filter_personal:
             with self.stage("qg"):
-                personal = np.array([is_personal(d) for d in parse(t["question"].tolist())], dtype=bool)
+                personal = self.personal(t["question"].tolist())
             t["valid"] = t["valid"] & ~personal
             t["valid_true"] = t["valid_true"] & ~personal
+        if c.q_per_candidate == "single":   # run_pipeline.get_response_score: `if single: break` after a valid one
+            first = t[t["valid"]].groupby("slot").head(1).index
+            t["valid"] = t.index.isin(first)
+
+    def personal(self, questions: list[str]) -> np.ndarray:
+        """Which questions the personal filter drops (:func:`is_personal`; the authors' code looks at active
+        subjects only)."""
+        return np.array([is_personal(d, passive=self.config.steps != "q2-code") for d in parse(list(questions))],
+                        dtype=bool)
+
+    def _compare(self, t: pd.DataFrame, groundings, batch_size, progress) -> None:
+        """Answer the valid questions on the knowledge; F1 with the candidate, then the NLI step."""
         t["answer_grounding"] = ""
         t["f1"] = np.nan
         t["nli"] = None
         t["sub_score"] = np.nan
         v = t.index[t["valid"] | t["valid_true"]]
-        if len(v):
-            with self.stage("qa_grounding"):
-                on_g = self.qa.answer(t.loc[v, "question"].tolist(), [groundings[i] for i in t.loc[v, "example"]],
-                                      batch_size, progress)
-            t.loc[v, "answer_grounding"] = [r.text for r in on_g]
-            f1 = [squad_f1(cd, a) if a else 0.0 for cd, a in zip(t.loc[v, "candidate"], t.loc[v, "answer_grounding"])]
-            t.loc[v, "f1"] = f1
-            t.loc[v, "sub_score"] = f1
-            if self.nli is not None:
-                need = [k for k, f in zip(v, f1) if t.at[k, "answer_grounding"] and f < 1.0]
-                prem = [f"{t.at[k, 'question']} {t.at[k, 'answer_grounding']}" for k in need]
-                hyp = [f"{t.at[k, 'question']} {t.at[k, 'candidate']}" for k in need]
-                with self.stage("compare"):
-                    labels = self.nli.labels(prem, hyp)
-                for k, lab in zip(need, labels):
-                    t.at[k, "nli"] = lab
-                    t.at[k, "sub_score"] = nli_fallback(t.at[k, "f1"], lab)
-        return self._aggregate(groundings, generations, t[cols], cands)
+        if not len(v):
+            return
+        with self.stage("qa_grounding"):
+            on_g = self.qa.answer(t.loc[v, "question"].tolist(), [groundings[i] for i in t.loc[v, "example"]],
+                                  batch_size, progress)
+        t.loc[v, "answer_grounding"] = [r.text for r in on_g]
+        f1 = [self._f1(cd, r.text, r.has_answer) for cd, r in zip(t.loc[v, "candidate"], on_g)]
+        t.loc[v, "f1"] = f1
+        t.loc[v, "sub_score"] = f1
+        if self.nli is None or not self.config.use_nli:
+            return
+        asks = {k: self._nli_pair(t.at[k, "question"], t.at[k, "candidate"], r.text, f) if r.has_answer else None
+                for k, r, f in zip(v, on_g, f1)}
+        need = [k for k, pair in asks.items() if pair is not None]
+        with self.stage("compare"):
+            labels = self.nli.labels([asks[k][0] for k in need], [asks[k][1] for k in need])
+        for k, lab in zip(need, labels):
+            t.at[k, "nli"] = lab
+            t.at[k, "sub_score"] = nli_fallback(t.at[k, "f1"], lab)
 
     def _aggregate(self, groundings, generations, t: pd.DataFrame, cands) -> tuple[np.ndarray, pd.DataFrame]:
         c = self.config

@@ -48,6 +48,8 @@ from tfc.scorers.qgqa import (DEFAULT_QA_CHECKPOINT, QGQAConfigMixin, QGQAScorer
                                squad_em, squad_f1)
 
 AUX_KS = (1, 2, 5, 10)   # prefix means kept in the cache (``aux_mean_k<K>``) for the K ablation
+STEPS = ("qags-code", "tfc")
+SELECTED = ["example", "candidate", "question", "qg_score", "answer_generated"]
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,14 @@ class QAGSConfig(QGQAConfigMixin, ScorerConfig):
     nli_checkpoint: str = "tfc/nli-minilm"
     nli_label_names: tuple[str, ...] | None = None
     qg_rules: str = "v2"
+    steps: str = "qags-code"            # "qags-code" (qa_utils.filter_qsts, step for step) | "tfc" (see the module doc)
 
     def __post_init__(self):
         super().__post_init__()
         if self.candidate_fill not in ("sample", "all"):
             raise ValueError("candidate_fill must be 'sample' or 'all'")
+        if self.steps not in STEPS:
+            raise ValueError(f"steps must be one of {STEPS}; got {self.steps!r}")
         self._check_qg()
         if min(self.k, self.n_candidates, self.qg_num_beams, self.qg_num_return) < 1:
             raise ValueError("k, n_candidates, qg_num_beams and qg_num_return must be >= 1")
@@ -134,6 +139,34 @@ def select_k(items: list, k: int, fill: bool, rng: np.random.Generator, key=lamb
     return top
 
 
+def filter_qsts(items: list[tuple[str, str, float]], answers: list[str], k: int, rng: np.random.Generator,
+                min_tokens: int = 3, answerable: bool = True, matching: bool = False,
+                fill: bool = True) -> list[tuple[str, str, float]]:
+    """``qa_utils.filter_qsts`` of QAGS's code, step for step, on one summary's generated (candidate, question,
+    score) ``items`` and the summary's ``answers`` to them as generated: keep the answered ones (``answerable``;
+    with ``matching`` only those answered exactly with their candidate), sort by score (stable, most probable
+    first), cut each after its first "?" and drop one without "?", a repeat of a kept question or one under
+    ``min_tokens`` white-space tokens, take the first ``k``; with ``fill``, when fewer remain, add a random sample
+    without replacement of *all* generated questions (uncut, unfiltered) up to ``k`` (the reference's
+    ``random.sample`` raises when there are too few; here all of them are added then)."""
+    kept = [(it, a) for it, a in zip(items, answers) if (a or not answerable) and (a == it[0] or not matching)]
+    kept = sorted(kept, key=lambda x: -x[0][2])
+    out, seen = [], set()
+    for (cand, q, score), _ in kept:
+        if "?" not in q:
+            continue
+        q = q[: q.index("?") + 1]
+        if q in seen or len(q.split()) < min_tokens:
+            continue
+        seen.add(q)
+        out.append((cand, q, score))
+    out = out[:k]
+    if fill and len(out) < k and items:
+        draw = rng.choice(len(items), size=min(k - len(out), len(items)), replace=False)
+        out += [items[int(i)] for i in draw]
+    return out
+
+
 def prepend_reference(groundings, references) -> list[str]:
     """QAGS's XSum input: the reference summary, then the article (a missing reference leaves it as is)."""
     return [f"{r.strip()} {g}" if isinstance(r, str) and r.strip() else g for g, r in zip(groundings, references)]
@@ -166,6 +199,46 @@ class QAGSScorer(QGQAScorerBase, Scorer):
         n_cons = np.bincount(t["example"].to_numpy(int)[consistent], minlength=len(generations)).astype(np.int32)
         return t[keep], n_cons
 
+    def _select_tfc(self, t: pd.DataFrame, rngs) -> tuple[pd.DataFrame, list[int]]:
+        """tfc's K: the ``k`` most probable filtered questions of each summary, kept ones repeated up to ``k``."""
+        c = self.config
+        sel, ranks = [], []
+        for i in range(len(rngs)):
+            g = t[t["example"] == i] if len(t) else t
+            top = select_k(list(g.itertuples(index=False)), c.k, c.fill_to_k, rngs[i], key=lambda x: x.qg_score)
+            sel += top
+            ranks += list(range(len(top)))
+        return pd.DataFrame(sel, columns=t.columns if len(t) else SELECTED), ranks
+
+    def _select_reference(self, picked, qmap, generations, rngs, batch_size, progress):
+        """QAGS's code: every generated question answered on the summary as generated, then :func:`filter_qsts`;
+        the kept questions (cut) and the fillers (as generated) are answered on the summary again for the F1."""
+        c = self.config
+        raw = [[(cd.text, q, sc) for cd in cs for q, sc in qmap[(i, cd)][: c.qg_num_return]]
+               for i, cs in enumerate(picked)]
+        flat = [(i, it) for i, its in enumerate(raw) for it in its]
+        with self.stage("qa_generated"):
+            got = self.qa.answer([it[1] for _, it in flat], [generations[i] for i, _ in flat], batch_size, progress)
+        answers = [[] for _ in raw]
+        for (i, _), r in zip(flat, got):
+            answers[i].append(r.text)
+        n_cons = np.array([sum(bool(squad_em(it[0], a)) for it, a in zip(raw[i], answers[i])) for i in range(len(raw))],
+                          dtype=np.int32)
+        rows, ranks = [], []
+        for i in range(len(raw)):
+            top = filter_qsts(raw[i], answers[i], c.k, rngs[i], c.min_question_tokens, c.filter_unanswerable,
+                              c.filter_answer_mismatch, c.fill_to_k)
+            rows += [(i, cd, q, sc) for cd, q, sc in top]
+            ranks += list(range(len(top)))
+        s = pd.DataFrame(rows, columns=SELECTED[:4])
+        s["answer_generated"] = ""
+        if len(s):
+            with self.stage("qa_generated"):
+                on = self.qa.answer(s["question"].tolist(), [generations[i] for i in s["example"]], batch_size,
+                                    progress)
+            s["answer_generated"] = [r.text for r in on]
+        return s, ranks, n_cons
+
     def run(self, groundings, generations, batch_size=32, progress=False):
         self.load()
         c = self.config
@@ -190,23 +263,20 @@ class QAGSScorer(QGQAScorerBase, Scorer):
         # questions written, and those the reader answers with their own candidate on the summary (QG quality)
         n_gen = np.bincount(t["example"].to_numpy(int), minlength=len(generations)).astype(np.int32) if len(t) \
             else np.zeros(len(generations), dtype=np.int32)
-        t, n_cons = self._read_on_summary(t, generations, batch_size, progress)
-        sel, ranks = [], []
-        for i in range(len(generations)):
-            g = t[t["example"] == i] if len(t) else t
-            items = list(g.itertuples(index=False))
-            top = select_k(items, c.k, c.fill_to_k, rngs[i], key=lambda x: x.qg_score)
-            sel += top
-            ranks += list(range(len(top)))
-        s = pd.DataFrame(sel, columns=t.columns if len(t) else ["example", "candidate", "question", "qg_score",
-                                                                "answer_generated"])
+        if c.steps == "qags-code":
+            s, ranks, n_cons = self._select_reference(picked, qmap, generations, rngs, batch_size, progress)
+        else:
+            t, n_cons = self._read_on_summary(t, generations, batch_size, progress)
+            s, ranks = self._select_tfc(t, rngs)
         if len(s):
             # each distinct question is answered once on the article (duplicates from fill_to_k reuse it)
             with self.stage("qa_grounding"):
                 on_art = self.qa.answer(s["question"].tolist(), [groundings[i] for i in s["example"]], batch_size,
                                         progress)
             s["answer_grounding"] = [r.text for r in on_art]
-            s["f1"] = [squad_f1(a, b) if b else 0.0 for a, b in zip(s["answer_generated"], s["answer_grounding"])]
+            # QAGS's f1_score: two empty answers agree (1); tfc gives a no-answer on the article 0
+            s["f1"] = [squad_f1(a, b) if b or c.steps == "qags-code" else 0.0
+                       for a, b in zip(s["answer_generated"], s["answer_grounding"])]
         else:
             s = pd.DataFrame(columns=cols)
         out = np.full(len(generations), np.nan)

@@ -30,7 +30,8 @@ from tfc.train.wecheck_pool import DEFAULT_SIGNALS, OURS, SIGNAL_DOC, TASK_SETS,
 # kept importable here for files that still import them from tfc.train.wecheck (tfc/book/chapters/wecheck.py,
 # notebooks/06_wecheck.md); their owners are tfc.train.wecheck_pool and tfc.train.wecheck_eval
 from tfc.train.wecheck_pool import ALL_SIGNALS, overlap_report  # noqa: E402,F401
-from tfc.train.wecheck_eval import ABLATION_SUBSET, EVAL_SAMPLE, EVAL_SEED, eval_frame, scorer_for  # noqa: E402,F401
+from tfc.train.wecheck_eval import (ABLATION_SUBSET, EVAL_SAMPLE, EVAL_SEED, eval_frame, readme_readings,  # noqa: E402,F401
+                                    scorer_for)
 
 
 # --------------------------------------------------------------------------------------------------

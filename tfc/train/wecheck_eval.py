@@ -28,13 +28,29 @@ def eval_frame(dataset: str, sample: int | None = EVAL_SAMPLE, seed: int = EVAL_
     return df.loc[sorted(pd.concat(parts).index)]
 
 
+# how the WeCheck runs' TRUE scores were read: the NLI scorer's chunks of the grounding (not the README's
+# truncation at 512 tokens, the as-published reading), so the warm-up and every run read alike
+RUN_READING = {"long_grounding": "chunk"}
+
+
 def scorer_for(checkpoint: str):
-    """The scorer whose cache holds a checkpoint's TRUE scores (``nli`` for the warm-up, else ``wecheck``)."""
+    """The scorer whose cache holds a checkpoint's TRUE scores (``nli`` for the warm-up, else ``wecheck``): every
+    run is read the same way, its groundings cut into chunks (:data:`RUN_READING`)."""
     from tfc import scorers
 
     if checkpoint == "tfc/nli-minilm":
         return scorers.get("nli", preset="as-published", checkpoint=checkpoint, mode="document")
-    return scorers.get("wecheck", preset="as-published", checkpoint=checkpoint)
+    return scorers.get("wecheck", preset="as-published", checkpoint=checkpoint, **RUN_READING)
+
+
+def readme_readings(checkpoint: str | None = None) -> dict:
+    """``{reading: scorer}``: a WeCheck checkpoint (the shipped default's unless named) as WeCheck's README calls it
+    (``truncate``, the as-published reading) and in chunks (``chunk``, the default's reading), raw scores both."""
+    from tfc import scorers
+
+    ck = checkpoint or scorers.DEFAULTS["wecheck"]["checkpoint"]
+    return {"truncate": scorers.get("wecheck", preset="as-published", checkpoint=ck),
+            "chunk": scorers.get("wecheck", preset="as-published", checkpoint=ck, **RUN_READING)}
 
 
 def _score_subset(checkpoint: str, dataset: str, sample, seed, subset) -> dict:
@@ -68,7 +84,7 @@ def evaluate(checkpoint: str, datasets=None, sample: int | None = EVAL_SAMPLE, s
     from tfc.runs import scoring_runs as inhouse
 
     name = "nli" if checkpoint == "tfc/nli-minilm" else "wecheck"
-    over = {"checkpoint": checkpoint} | ({"mode": "document"} if name == "nli" else {})
+    over = {"checkpoint": checkpoint} | ({"mode": "document"} if name == "nli" else RUN_READING)
     out = []
     for ds in datasets or D.TRUE_TEXT:
         if subset:
@@ -105,7 +121,7 @@ def inference_timing(checkpoint: str = "tfc/wecheck-minilm", n: int = 48, seed: 
     from tfc import scorers
 
     rows = []
-    runs = {"wecheck": scorers.get("wecheck", preset="as-published", checkpoint=checkpoint),
+    runs = {"wecheck": scorers.get("wecheck", preset="as-published", checkpoint=checkpoint, **RUN_READING),
             "summac_zs": scorers.get("summac-zs", preset="as-published", checkpoint="tfc/nli-minilm")}
     for sc in runs.values():
         sc.load()
@@ -133,5 +149,5 @@ def record_timing(checkpoint: str = "tfc/wecheck-minilm", **kw) -> pd.DataFrame:
     return tim
 
 
-__all__ = ["record_timing", "inference_timing", "evaluate", "eval_frame", "ABLATION_SUBSET", "auc_long", "EVAL_SAMPLE",
+__all__ = ["record_timing", "inference_timing", "evaluate", "eval_frame", "readme_readings", "RUN_READING", "ABLATION_SUBSET", "auc_long", "EVAL_SAMPLE",
            "EVAL_SEED"]

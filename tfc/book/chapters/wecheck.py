@@ -233,3 +233,45 @@ def strong_warmup_texts(full: pd.DataFrame, sig: pd.DataFrame, n_sets: int) -> d
     except (FileNotFoundError, KeyError):
         pass
     return out
+
+
+def _cached_aux(scorer, dataset: str, column: str) -> pd.Series:
+    """One ``aux_*`` column of a scorer's cached rows of a TRUE set, by id (every split)."""
+    from tfc.cache import ScoreCache
+
+    parts = [ScoreCache(scorer.signature, dataset, str(sp)).read(check=True)
+             for sp in D.load(dataset, sample=EVAL_SAMPLE, seed=EVAL_SEED)["split"].unique()]
+    got = pd.concat(parts).drop_duplicates("id").set_index("id")
+    return got[column] if column in got else pd.Series(dtype=float)
+
+
+TOTAL = "mean (rows: total)"
+README_COLUMNS = {"truncate": "as published (README: truncate)", "chunk": "chunks (default)"}
+
+
+def readme_readings_table(datasets, sample: int | None = None, seed: int = EVAL_SEED) -> pd.DataFrame:
+    """Per TRUE set (cache only): AUC x 100 of the shipped WeCheck model read as WeCheck's README calls it
+    (``truncate``, the as-published reading) and in chunks (the default's reading), their difference, and the rows
+    whose input the README's call cut (``aux_truncated``); ``sample`` keeps fewer rows per set (smoke runs). The
+    last row is the mean over the sets."""
+    from tfc.train.wecheck_eval import readme_readings
+
+    readings = readme_readings()
+    rows = []
+    for ds in datasets:
+        got = {k: score_dataset(sc, ds, sample=EVAL_SAMPLE, seed=EVAL_SEED, cache_only=True).assign(dataset=ds)
+               for k, sc in readings.items()}
+        t = subsample_rows(got["truncate"], sample, seed).dropna(subset=["score"])
+        c = got["chunk"].set_index("id")["score"].reindex(t["id"]).to_numpy()
+        ok = ~np.isnan(c)
+        cut = _cached_aux(readings["truncate"], ds, "aux_truncated").reindex(t["id"]).fillna(False).astype(bool)
+        rows.append({"dataset": ds, "rows": int(ok.sum()), "cut by the README's call": int(cut.to_numpy()[ok].sum()),
+                     README_COLUMNS["truncate"]: 100 * roc_auc(t["label"][ok], t["score"][ok]),
+                     README_COLUMNS["chunk"]: 100 * roc_auc(t["label"][ok], c[ok])})
+    out = pd.DataFrame(rows).set_index("dataset")
+    counts = ["rows", "cut by the README's call"]
+    out.loc[TOTAL] = out.mean(numeric_only=True)
+    out.loc[TOTAL, counts] = out.drop(index=TOTAL)[counts].sum()
+    out[counts] = out[counts].astype(int)
+    out["Δ (README − chunks)"] = out[README_COLUMNS["truncate"]] - out[README_COLUMNS["chunk"]]
+    return out

@@ -51,7 +51,7 @@ from tfc.scorers.qgqa.base import (DEFAULT_QA_CHECKPOINT, NO_QUESTIONS, QGQAConf
                                    example_rng)
 from tfc.scorers.qgqa.candidates import (CANDIDATE_RULES, SPACY_MODEL, Candidate, answer_candidates,
                                          candidates_from_doc, check_candidate_rule, load_nlp, parse)
-from tfc.scorers.qgqa.compare import NLIComparer, normalize_answer, squad_em, squad_f1
+from tfc.scorers.qgqa.compare import NLIComparer, normalize_answer, q2_clean_text, q2_f1, squad_em, squad_f1
 from tfc.scorers.qgqa.qa import NO_ANSWER, ExtractiveQA, QAResult
 from tfc.scorers.qgqa.qg import (QAGS_TEMPLATE, RULE_SETS, T5_AP_TEMPLATE, QuestionGenerator, RuleQG, Seq2SeqQG,
                                  question_generator)
@@ -60,7 +60,7 @@ from tfc.scorers.qgqa.qg_rules_clause import (clause_questions, detokenize, read
 from tfc.scorers.qgqa.qg_rules_sentence import (PERSON_PRONOUNS, PLACE_LABELS, PLACE_PREPS, TIME_PREPS,
                                                 WH_BY_LABEL, sentence_questions, wh_word)
 
-__all__ = ["normalize_answer", "squad_em", "squad_f1", "load_nlp", "parse", "Candidate", "answer_candidates",
+__all__ = ["normalize_answer", "squad_em", "squad_f1", "q2_clean_text", "q2_f1", "load_nlp", "parse", "Candidate", "answer_candidates",
            "wh_word", "sentence_questions", "QuestionGenerator", "RuleQG", "Seq2SeqQG", "question_generator",
            "T5_AP_TEMPLATE", "QAGS_TEMPLATE",
            "QAResult", "ExtractiveQA", "NLIComparer", "NO_ANSWER",

@@ -15,7 +15,10 @@ from tfc.scorers.qgqa.qg import RULE_SETS, QuestionGenerator, RuleQG, question_g
 from tfc.scorers.qgqa.qg_rules_clause import reading_text
 
 DEFAULT_QA_CHECKPOINT = "tfc/qa-minilm"
-NO_QUESTIONS = ("zero", "nli")
+NO_QUESTIONS = ("zero", "nli", "nli-label")
+# run_nli.py's end-to-end fallback: the NLI label of (knowledge, response), both lower-cased, read as a score
+E2E_LABEL_SCORES = {"entailment": 1.0, "contradiction": 0.0}
+E2E_OTHER_SCORE = 0.5
 
 
 class QGQAConfigMixin:
@@ -33,7 +36,10 @@ class QGQAConfigMixin:
       to leaving such responses out (it measured higher correlations with it, and warned that such responses
       are mostly chit-chat);
     * ``"nli"``: the end-to-end NLI score (P(entailment), the ``nli`` scorer on the whole grounding and
-      text with ``nli_checkpoint``): the fallback of TRUE's Q² re-implementation.
+      text with ``nli_checkpoint``): the fallback of TRUE's Q² re-implementation;
+    * ``"nli-label"``: the fallback of Q²'s own code (``run_nli.get_e2e_nli_score``): the predicted label of
+      premise = the grounding lower-cased, hypothesis = the text lower-cased, read as 1 (entailment), 0
+      (contradiction) or 0.5 (neutral).
 
     The rows a policy filled are counted in the aux columns (``aux_n_valid`` / ``aux_n_questions`` = 0), so
     coverage is still known.
@@ -95,11 +101,15 @@ class QGQAScorerBase:
                                   num_return=c.qg_num_return, device=c.device,
                                   template=c.qg_template)
 
+    def _span_rule(self) -> str:
+        """How the reader decodes an answer (:class:`ExtractiveQA`'s ``span_rule``)."""
+        return "best-pair"
+
     def _qa(self) -> ExtractiveQA:
         c = self.config
         return ExtractiveQA(c.checkpoint, c.qa_revision, max_length=c.qa_max_length, stride=c.qa_stride,
                             max_answer_tokens=c.qa_max_answer_tokens, null_threshold=c.qa_null_threshold,
-                            device=c.device, dtype=c.dtype)
+                            device=c.device, dtype=c.dtype, span_rule=self._span_rule())
 
     def components(self) -> dict:
         """Identities of the QG, QA (and NLI) components, as they enter the signature."""
@@ -122,7 +132,7 @@ class QGQAScorerBase:
 
     def _needs_nli(self) -> bool:
         c = self.config
-        return bool(getattr(c, "use_nli", False)) or c.no_questions == "nli"
+        return bool(getattr(c, "use_nli", False)) or c.no_questions in ("nli", "nli-label")
 
     def _no_question_scores(self, groundings: list[str], generations: list[str], rows) -> np.ndarray:
         """Scores of the rows without a question, by the ``no_questions`` policy."""
@@ -130,6 +140,13 @@ class QGQAScorerBase:
         rows = [int(i) for i in rows]
         if c.no_questions == "zero" or not rows:
             return np.zeros(len(rows))
+        if c.no_questions == "nli-label":
+            if getattr(self, "nli", None) is None:
+                from tfc.scorers.qgqa.compare import NLIComparer
+
+                self.nli = NLIComparer(c.nli_checkpoint, c.nli_label_names, c.device, c.batch_size)
+            labels = self.nli.labels([groundings[i].lower() for i in rows], [generations[i].lower() for i in rows])
+            return np.array([E2E_LABEL_SCORES.get(lab, E2E_OTHER_SCORE) for lab in labels])
         if getattr(self, "_nli_scorer", None) is None:
             from tfc.scorers import get
 

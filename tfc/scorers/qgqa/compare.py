@@ -30,6 +30,30 @@ def squad_f1(gold: str, pred: str) -> float:
     return 2 * prec * rec / (prec + rec)
 
 
+def q2_clean_text(text: str) -> str:
+    """Q²'s ``clean_text`` (pipeline/score.py), step for step: lower-case, drop ASCII punctuation, drop the words
+    a, an, the, in and our, collapse runs of spaces (only spaces: tabs and newlines stay)."""
+    import re
+    import string
+
+    text = text.lower().translate(str.maketrans("", "", string.punctuation))
+    text = re.sub(r"\b(a|an|the|in|our)\b", " ", text)
+    return re.sub(" +", " ", text).strip()
+
+
+def q2_f1(gold: str, pred: str) -> float:
+    """Q²'s ``f1_score`` (pipeline/score.py), step for step: 0 for an empty prediction, token F1 over
+    :func:`q2_clean_text` tokens, 0 when no token is shared (so also when either side cleans to nothing)."""
+    if pred == "":
+        return 0.0
+    g, p = q2_clean_text(gold).split(), q2_clean_text(pred).split()
+    common = sum((Counter(g) & Counter(p)).values())
+    if common == 0:
+        return 0.0
+    prec, rec = common / len(p), common / len(g)
+    return 2 * prec * rec / (prec + rec)
+
+
 class NLIComparer:
     """Q²'s answer comparison by NLI: premise = question + knowledge answer, hypothesis = question +
     response answer; returns the predicted label per pair (``entailment``/``neutral``/``contradiction``

@@ -23,14 +23,33 @@ class QAResult:
         return self.start >= 0
 
 
+SPAN_RULES = ("best-pair", "argmax")
+
+
 class ExtractiveQA:
-    """Batched extractive QA with SQuAD 2.0 abstention on any ``AutoModelForQuestionAnswering`` checkpoint."""
+    """Batched extractive QA with SQuAD 2.0 abstention on any ``AutoModelForQuestionAnswering`` checkpoint.
+
+    ``span_rule`` decodes the answer of a window:
+
+    * ``"best-pair"``: the best start <= end pair inside the context (at most ``max_answer_tokens`` long), returned
+      when its score beats the null (``[CLS]``) score by more than ``null_threshold``; the text is the context's
+      own characters;
+    * ``"argmax"``: Q²'s ``question_answering.get_answer`` (the transformers task-summary recipe): the arg-max
+      start and the arg-max end taken independently over the whole input (question and special tokens
+      included), the text the tokenizer's ``convert_tokens_to_string`` of the tokens between them -- empty when
+      the end comes before the start, ``[CLS]`` (no answer here) when both fall on it. The reference reads one
+      input; a context longer than a window is read here in windows and the window with the largest
+      start + end logit is kept. ``max_answer_tokens`` and ``null_threshold`` do not apply.
+    """
 
     def __init__(self, checkpoint: str, revision: str | None = None, max_length: int = 384, stride: int = 128,
                  max_answer_tokens: int = 30, null_threshold: float = 0.0, device: str | None = None,
-                 dtype: str = "float32"):
+                 dtype: str = "float32", span_rule: str = "best-pair"):
         if stride >= max_length:
             raise ValueError("stride must be smaller than max_length")
+        if span_rule not in SPAN_RULES:
+            raise ValueError(f"span_rule must be one of {SPAN_RULES}; got {span_rule!r}")
+        self.span_rule = span_rule
         self.checkpoint, self.revision = checkpoint, revision
         self.max_length, self.stride, self.max_answer_tokens = max_length, stride, max_answer_tokens
         self.null_threshold, self.device, self.dtype = null_threshold, device, dtype
@@ -130,6 +149,8 @@ class ExtractiveQA:
                     n = len(enc["input_ids"][i])
                     sl = slice(0, n) if pad_right else slice(s.shape[1] - n, s.shape[1])
                     starts[i], ends[i] = s[j, sl], e[j, sl]
+        if self.span_rule == "argmax":
+            return self._argmax_answers(pairs, uniq, enc, owner, starts, ends, none)
         best: dict[int, tuple] = {}
         null: dict[int, float] = {}
         L = self.max_answer_tokens
@@ -160,4 +181,28 @@ class ExtractiveQA:
             else:
                 diff = (best[u][0] - null[u]) if u in best else float("-inf")
                 res[(q, c)] = QAResult(NO_ANSWER, -1, -1, diff)
+        return [res.get(p, none) for p in pairs]
+
+    def _argmax_answers(self, pairs, uniq, enc, owner, starts, ends, none) -> list[QAResult]:
+        """``span_rule="argmax"`` (see the class doc): per window the arg-max start and end, the window with the
+        largest start + end logit kept; ``[CLS]`` alone is no answer."""
+        tok = self.tok
+        best: dict[int, tuple] = {}
+        for i, u in enumerate(owner):
+            st, en = starts[i], ends[i]
+            a, b = int(np.argmax(st)), int(np.argmax(en))
+            sc = float(st[a] + en[b])
+            if u in best and sc <= best[u][0]:
+                continue
+            ids = enc["input_ids"][i]
+            text = tok.convert_tokens_to_string(tok.convert_ids_to_tokens(ids[a:b + 1]))
+            seq, offs = enc.sequence_ids(i), enc["offset_mapping"][i]
+            start = offs[a][0] if seq[a] == 1 else 0
+            end = offs[b][1] if b < len(seq) and seq[b] == 1 else start
+            best[u] = (sc, text, int(start), int(end))
+        res = {}
+        for u, p in enumerate(uniq):
+            sc, text, a, b = best[u]
+            res[p] = (QAResult(NO_ANSWER, -1, -1, sc) if text.strip() == tok.cls_token
+                      else QAResult(text, a, max(a, b), sc))
         return [res.get(p, none) for p in pairs]
