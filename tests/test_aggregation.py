@@ -108,3 +108,19 @@ def test_chosen_readings_follow_the_recorded_sweep(tmp_path, monkeypatch):
                                                      "grounding_granularity": "window12", "reduction": "cell",
                                                      "sentence_splitter": "auto"})}
     assert A.recorded("tfc/m-none") is None
+
+
+def test_the_longer_dev_set_hides_each_passage_among_more_premises(data_dir):
+    """loo_longer: the same pairs as loo_long, each passage among LONGER_DISTRACTORS other premises, so most
+    groundings run past a 512-token input; only a sweep with a reading that cuts text asks for it."""
+    from tfc.runs import readings as R
+
+    long = R.long_loo_dev(40, R.SEED)
+    longer = R.long_loo_dev(40, R.SEED, R.LONGER_DISTRACTORS)
+    base = A.loo_dev(40, R.SEED).reset_index(drop=True)
+    assert (longer["generated"].tolist() == base["generated"].tolist()
+            and longer["label"].tolist() == base["label"].tolist())
+    assert all(p in g for p, g in zip(base["grounding"], longer["grounding"]))
+    words = longer["grounding"].str.split().str.len()
+    assert words.median() > 2.5 * long["grounding"].str.split().str.len().median() and words.median() > 450
+    assert set(R.CUTS_TEXT) == {"wecheck"}

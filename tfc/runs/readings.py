@@ -64,6 +64,9 @@ DEV_SETS = ("begin_test", "dialfact_test", "loo_anli", "loo_long")
 ROWS = 600              # per dev set, stratified by label
 SEED = 1                # not the aggregation sweep's seed 0: another draw of the same sources
 DISTRACTORS = 3         # other premises around a loo_long passage
+# a scorer with a reading that drops part of a long input (CUTS_TEXT) is also measured where inputs are long: the
+# passage among LONGER_DISTRACTORS other premises (median well over 512 tokens), the dev set "loo_longer"
+LONGER_DISTRACTORS = 12
 MARGIN = 0.5            # AUC points: a reading replaces the as-published one only for a larger mean gain
 RECORD = "readings_dev.json"
 
@@ -84,11 +87,15 @@ def long_loo_dev(n: int = ROWS, seed: int = SEED, distractors: int = DISTRACTORS
     return df.assign(grounding=long)
 
 
-def dev_frames(n: int = ROWS, seed: int = SEED) -> dict[str, pd.DataFrame]:
+def dev_frames(n: int = ROWS, seed: int = SEED, longer: bool = False) -> dict[str, pd.DataFrame]:
+    """The dev frames of :data:`DEV_SETS`; with ``longer``, also ``loo_longer`` (see :data:`LONGER_DISTRACTORS`)."""
     from tfc.runs import aggregation as A
 
-    return {"begin_test": A.begin_dev(n, seed), "dialfact_test": A.dialfact_dev(n, seed),
-            "loo_anli": A.loo_dev(n, seed), "loo_long": long_loo_dev(n, seed)}
+    out = {"begin_test": A.begin_dev(n, seed), "dialfact_test": A.dialfact_dev(n, seed),
+           "loo_anli": A.loo_dev(n, seed), "loo_long": long_loo_dev(n, seed)}
+    if longer:
+        out["loo_longer"] = long_loo_dev(n, seed, LONGER_DISTRACTORS)
+    return out
 
 
 def sweep(checkpoint: str, frames: dict[str, pd.DataFrame], scorers=ALIGNMENT_SCORERS, batch_size: int = 32,
@@ -134,7 +141,7 @@ def run(checkpoint: str, n: int = ROWS, seed: int = SEED, progress: bool = False
     """Sweep ``scorers``' readings, choose and return the record (see :func:`record`)."""
     from tfc.runs.aggregation import frame_digest
 
-    frames = dev_frames(n, seed)
+    frames = dev_frames(n, seed, longer=any(name in CUTS_TEXT for name in scorers))
     table = sweep(checkpoint, frames, scorers=scorers, progress=progress)
     chosen = choose(table)
     return {"checkpoint": checkpoint, "rows_per_set": n, "seed": seed, "margin": MARGIN,
