@@ -176,7 +176,7 @@ def _move(side: Path, meta: dict, target: Path, new: str, renames: dict) -> None
     old = side.parts[-3]
     scorer = rebuilt(meta["scorer"], meta["config"])
     meta = dict(meta)
-    meta["config"] = json.loads(json.dumps(scorer.config.to_dict(), default=str))
+    meta["config"] = scorer.config.to_json()
     if new != old:
         meta["signature"] = new
         meta.setdefault("migrated_from", old)
@@ -230,7 +230,7 @@ def migrate_references(root=None, dry_run: bool = False) -> list[dict]:
             scorer = rebuilt(m["name"], m["config"])
             if scorer.signature != sig:
                 out.append({"reference": path.parent.name, "from": sig, "to": scorer.signature})
-            members[scorer.signature] = {**m, "config": json.loads(json.dumps(scorer.config.to_dict(), default=str))}
+            members[scorer.signature] = {**m, "config": scorer.config.to_json()}
         if members.keys() != ref["members"].keys() and not dry_run:
             with tempfile.TemporaryDirectory() as tmp:
                 (Path(tmp) / E.REFERENCE_FILE).write_text(json.dumps({**ref, "members": members}, indent=0) + "\n")

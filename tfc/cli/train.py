@@ -183,14 +183,15 @@ def wecheck_cmd(runs, all_runs, signals_only, do_eval, eval_sample, eval_subset,
 @click.option("--rows", type=int, default=None, help="rows per dev set (default tfc.runs.readings.ROWS)")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="write results/models/<name>/readings_dev.json (the defaults' evidence)")
-@click.option("--scorers", default=",".join(("nli", "summac-zs", "alignscore")), show_default=True,
-              help="comma-separated scorers of tfc.runs.readings.READINGS (a WeCheck checkpoint: wecheck)")
+@click.option("--scorers", default=None,
+              help="comma-separated scorers of tfc.runs.readings.READINGS (default: nli, summac-zs, alignscore, "
+                   "tfc.runs.readings.ALIGNMENT_SCORERS; a WeCheck checkpoint: wecheck)")
 def readings_cmd(checkpoint, rows, record, scorers):
     """Score every reading of the scorers (nli, summac-zs and alignscore unless named) with CHECKPOINT on the
     training-side dev sets (dialogue, paragraph and long groundings) and choose each scorer's default reading."""
     from tfc.runs import readings as R
 
-    names = tuple(x.strip() for x in scorers.split(",") if x.strip())
+    names = tuple(x.strip() for x in scorers.split(",") if x.strip()) if scorers else R.ALIGNMENT_SCORERS
     unknown = sorted(set(names) - set(R.READINGS))
     if unknown:
         raise click.BadParameter(f"no readings for {unknown}; known: {sorted(R.READINGS)}", param_hint="--scorers")

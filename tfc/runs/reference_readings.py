@@ -6,7 +6,7 @@ what the reference code computes (``benchmarks/bench_peers.py`` holds SummaC and
 own, the ``improved`` preset (:data:`READINGS`: SummaC-ZS's per-cell reduction, SummaC-Conv's head of bin fractions,
 AlignScore's greedy chunks, WeCheck's chunks of a long grounding, Q²'s and QAGS's steps of tfc). Each SummaC-Conv
 head is the shipped one fitted on training-side dev pairs for its matrices. This run scores both on the same
-:data:`ROWS` label-stratified rows of each TRUE set with the shipped models (:func:`models`), through the score
+:data:`ROWS` label-stratified rows of each TRUE set with the shipped models (:func:`shipped_models`), through the score
 cache, so the Performance chapter can set their ROC AUCs side by side. TRUE is only read here: nothing is chosen on
 it.
 
@@ -34,11 +34,11 @@ READINGS: dict[str, tuple[str, str]] = {
     "qags": ("as published: filter_qsts (answerable as generated, most probable first, '?' required, random fill)",
              "improved: tfc's filters (in candidate order, kept questions repeated to K, no-answer 0)"),
 }
-# the scorers read with the shipped NLI model; the others read with their own shipped models (models())
+# the scorers read with the shipped NLI model; the others read with their own shipped models (shipped_models())
 NLI_FAMILY = ("summac-zs", "summac-conv", "alignscore")
 
 
-def models(name: str, checkpoint: str | None = None) -> dict:
+def shipped_models(name: str, checkpoint: str | None = None) -> dict:
     """The models ``name`` reads here: ``checkpoint`` (default: the shipped NLI model) for the NLI family, the
     default's shipped checkpoint for WeCheck, the shipped QA reader (and the shipped NLI model for Q²'s NLI step and
     the no-question fallbacks) for Q² and QAGS."""
@@ -53,14 +53,14 @@ def models(name: str, checkpoint: str | None = None) -> dict:
 
 def scorers(checkpoint: str | None = None, names=tuple(READINGS)) -> dict[tuple[str, str], object]:
     """``{(scorer, label): scorer}``: each scorer as published and in tfc's reading (the ``improved`` preset), on
-    the models of :func:`models` (``checkpoint``: the NLI family's; default the shipped NLI model)."""
+    the models of :func:`shipped_models` (``checkpoint``: the NLI family's; default the shipped NLI model)."""
     from tfc import scorers as S
 
     out = {}
     for name in names:
         published, ours = READINGS[name]
-        out[(name, published)] = S.get(name, preset="as-published", **models(name, checkpoint))
-        out[(name, ours)] = S.get(name, preset="improved", **models(name, checkpoint))
+        out[(name, published)] = S.get(name, preset="as-published", **shipped_models(name, checkpoint))
+        out[(name, ours)] = S.get(name, preset="improved", **shipped_models(name, checkpoint))
     return out
 
 

@@ -50,6 +50,10 @@ class ScorerConfig:
     def signature_fields(self) -> dict:
         return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME}
 
+    def to_json(self) -> dict:
+        """:meth:`to_dict` as JSON holds it (tuples as lists), what a sidecar or a shipped file records."""
+        return json.loads(json.dumps(self.to_dict(), default=str))
+
     def replace(self, **overrides) -> "ScorerConfig":
         known = {f.name for f in fields(self)}
         unknown = set(overrides) - known

@@ -72,7 +72,7 @@ def raw_identity(raw) -> dict:
     """What a map records of the raw scorer it was fitted for: its signature, and its registry name and configuration,
     from which :func:`tfc.cache.migrate.migrate_calibrations` recomputes the signature when a field is added."""
     return {"raw_signature": raw.signature, "raw_scorer": raw.name,
-            "raw_config": json.loads(json.dumps(raw.config.to_dict(), default=str))}
+            "raw_config": raw.config.to_json()}
 
 
 def load(name: str) -> dict:

@@ -95,7 +95,7 @@ def fit_reference(members, frames: dict, name: str, out_root=None, batch_size: i
             out["members"][sc.signature] = old
             continue
         s = sc.score(rows["grounding"].tolist(), rows["generated"].tolist(), batch_size=batch_size, progress=False)
-        out["members"][sc.signature] = {"name": m, "config": json.loads(json.dumps(sc.config.to_dict(), default=str)),
+        out["members"][sc.signature] = {"name": m, "config": sc.config.to_json(),
                                         "scores": sorted(round(float(v), 6) for v in s)}
     import tempfile
 

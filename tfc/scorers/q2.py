@@ -83,7 +83,7 @@ class Q2Config(QGQAConfigMixin, ScorerConfig):
     batch_size: int = 32
     device: str | None = None
     qg_template: str = "answer: {answer}  context: {context}"   # the seq2seq QG input: see QGQAConfigMixin
-    no_questions: str = "nli-label"        # responses without a valid question (QGQAConfigMixin): run_nli.py's
+    no_questions: str = "nli-label"        # responses without a valid question (QGQAConfigMixin): the code's label
     qg_rules: str = "v2"                   # the rule-QG rule set (tfc.scorers.qgqa.RULE_SETS)
     steps: str = "q2-code"                 # "q2-code" (the authors' code, step for step) | "tfc" (see STEPS)
     q_per_candidate: str = "single"        # "single" (the README's run: the first valid question per candidate) | "multi"

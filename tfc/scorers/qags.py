@@ -231,12 +231,15 @@ class QAGSScorer(QGQAScorerBase, Scorer):
             rows += [(i, cd, q, sc) for cd, q, sc in top]
             ranks += list(range(len(top)))
         s = pd.DataFrame(rows, columns=SELECTED[:4])
-        s["answer_generated"] = ""
-        if len(s):
+        # a kept question already asked as generated (no text after its "?") keeps that answer; the reader's answer
+        # to a pair does not depend on the call it is asked in
+        known = {(i, it[1]): r.text for (i, it), r in zip(flat, got)}
+        new = list(dict.fromkeys(k for k in zip(s["example"], s["question"]) if k not in known))
+        if new:
             with self.stage("qa_generated"):
-                on = self.qa.answer(s["question"].tolist(), [generations[i] for i in s["example"]], batch_size,
-                                    progress)
-            s["answer_generated"] = [r.text for r in on]
+                on = self.qa.answer([q for _, q in new], [generations[i] for i, _ in new], batch_size, progress)
+            known.update({k: r.text for k, r in zip(new, on)})
+        s["answer_generated"] = [known[k] for k in zip(s["example"], s["question"])]
         return s, ranks, n_cons
 
     def run(self, groundings, generations, batch_size=32, progress=False):
