@@ -519,6 +519,18 @@ def test_no_questions_nli_uses_the_end_to_end_nli_score():
     assert out.tolist() == [0.75, 0.25]
 
 
+def test_q2_code_steps_give_the_f1_form_the_fallback_too():
+    """run_nli.py: a response without a valid question gets the end-to-end label's score in q2_no_nli as well;
+    tfc's steps leave the F1 form NaN there (no question, no F1)."""
+    for steps, want_f1 in (("q2-code", [0.5, 1.0]), ("tfc", [np.nan, np.nan])):
+        s = _stub_q2({}, use_nli=False, no_questions="nli-label", steps=steps)
+        s.nli = StubNLI({"yes!": "entailment"})
+        out, _ = s.run([KNOW, KNOW], [RESP, "Yes!"])
+        assert out.tolist() == [0.5, 1.0]
+        np.testing.assert_array_equal(s._aux_keep["aux_f1_only"], want_f1)
+        assert s._aux_keep["aux_n_valid"].tolist() == [0, 0]
+
+
 def _sidecars():
     from pathlib import Path
 

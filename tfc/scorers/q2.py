@@ -23,7 +23,8 @@ paper reports next to leaving such responses out) or ``"nli"`` (the end-to-end N
 ``nli_checkpoint``, TRUE's fallback). The scorer never returns NaN (the paper itself left such responses
 out of its correlations, as mostly chit-chat). The cache keeps ``aux_n_valid`` (valid questions; 0 marks a row the policy
 filled), ``aux_n_candidates``, ``aux_n_no_answer`` (valid questions without an answer on the knowledge),
-``aux_f1_only`` (the score without the NLI step, over the same questions; NaN without a valid question),
+``aux_f1_only`` (the score without the NLI step, over the same questions; without a valid question NaN under
+tfc's steps, and under ``steps="q2-code"`` the row's score, as ``run_nli.py`` gives ``q2_no_nli`` the fallback too),
 ``aux_true_q2`` / ``aux_n_valid_true`` (TRUE's re-implementation: questions validated by token F1 >=
 ``validation_f1`` instead of exact match, a superset answered in the same run; NaN without such a
 question, where TRUE falls back to an end-to-end NLI score)
@@ -303,6 +304,8 @@ class Q2Scorer(QGQAScorerBase, Scorer):
         none = np.flatnonzero(n_valid == 0)
         with self.stage("no_questions"):
             out[none] = self._no_question_scores(groundings, generations, none)
+        if c.steps == "q2-code":    # run_nli.py gives q2_no_nli the same end-to-end fallback as the score
+            f1_only[none] = out[none]
         # QA windows over each text (for the row's longest question): long texts are read in full
         longest = [""] * n
         for i, q in zip(t["example"], t["question"]):
