@@ -267,6 +267,20 @@ def test_score_dataset_order_cache_and_auc(data_dir, tmp_cache):
     assert t.loc[0, "row"] == "q2" and 0 <= t.loc[0, "value"] <= 1
 
 
+def test_score_dataset_returns_the_cached_aux_columns_in_row_order(data_dir, tmp_cache, tiny):
+    got = RD.score_dataset("nli", "q2", sample=6, seed=2, preset="as-published", checkpoint=tiny)
+    aux = [c for c in got.columns if c.startswith("aux_")]
+    assert list(got.columns[:3]) == ["id", "label", "score"] and aux
+    from tfc.cache import load_scores
+
+    cached = load_scores(S.get("nli", preset="as-published", checkpoint=tiny).signature, "q2").set_index("id")
+    for c in ["score"] + aux:
+        np.testing.assert_array_equal(got[c].to_numpy(), cached.loc[got["id"], c].to_numpy())
+    again = RD.score_dataset("nli", "q2", sample=6, seed=2, preset="as-published", checkpoint=tiny, use_cache=False)
+    assert list(again.columns) == ["id", "label", "score"]
+    np.testing.assert_allclose(again["score"], got["score"], atol=1e-6)
+
+
 def test_cli_score(data_dir, tmp_cache, tiny):
     from click.testing import CliRunner
 

@@ -11,9 +11,10 @@ from tfc.meta import roc_auc
 def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_cache=True,
                   chunk_size=512, batch_size=None, progress=False, cache_only=False, preset="default",
                   **overrides) -> pd.DataFrame:
-    """Score ``dataset`` (cached, resumable): ``id, label, score`` and the scorer's ``aux_*`` columns. A scorer
-    name is read in ``preset`` (the recommended ``"default"``, or ``"as-published"`` as the book's tables read
-    it) with ``overrides``. ``cache_only=True`` computes nothing: rows missing from the cache get NaN (used by
+    """Score ``dataset`` (cached, resumable): ``id, label, score`` and, read through the cache, the scorer's
+    ``aux_*`` columns (the same for every split; ``use_cache=False`` and ``cache_only=True`` give the first three).
+    A scorer name is read in ``preset`` (the recommended ``"default"``, or ``"as-published"`` as the book's tables
+    read it) with ``overrides``. ``cache_only=True`` computes nothing: rows missing from the cache get NaN (used by
     the book for scorers too slow to recompute in a build)."""
     from tfc import data, scorers
 
@@ -44,10 +45,10 @@ def score_dataset(scorer_or_name, dataset, split=None, sample=None, seed=0, use_
         cache = ScoreCache(scorer.signature, dataset, str(sp))
         got = cache.compute(scorer, sub["id"].tolist(), sub["grounding"].tolist(), sub["generated"].tolist(),
                             chunk_size=chunk_size, batch_size=batch_size, progress=progress)
-        frames.append(got[["id", "score"]])
-    sc = pd.concat(frames).set_index("id")["score"]
+        frames.append(got[["id", "score"] + sorted(c for c in got.columns if c.startswith("aux_"))])
+    got = pd.concat(frames).set_index("id").loc[df["id"]]
     return pd.DataFrame({"id": df["id"].to_numpy(), "label": df["label"].to_numpy(),
-                         "score": sc.loc[df["id"]].to_numpy()})
+                         **{c: got[c].to_numpy() for c in got.columns}})
 
 
 def _ensemble_dataset(ensemble, dataset, split=None, sample=None, seed=0, use_cache=True) -> pd.DataFrame:

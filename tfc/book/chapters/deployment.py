@@ -31,14 +31,12 @@ METRICS = {"roc_auc": ("ROC AUC", None, "auc_ci"),
 
 def _frame(scorer, dataset: str, split: str, sample: int | None, use_cache: bool) -> pd.DataFrame:
     """``label`` and the scorer's score of one split; ``raw`` too when the scorer is calibrated."""
-    from tfc.cache import ScoreCache
     from tfc.results.dataset import score_dataset
 
     got = score_dataset(scorer, dataset, split=split, sample=sample, use_cache=use_cache)
     out = pd.DataFrame({"label": got["label"].to_numpy(), scorer.name: got["score"].to_numpy()})
     if scorer.calibrated and use_cache:
-        aux = ScoreCache(scorer.signature, dataset, split).read(check=True).drop_duplicates("id").set_index("id")
-        out[f"{scorer.name} (raw)"] = aux["aux_raw_score"].reindex(got["id"]).to_numpy()
+        out[f"{scorer.name} (raw)"] = got["aux_raw_score"].to_numpy()
     return out
 
 
