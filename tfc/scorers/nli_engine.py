@@ -48,18 +48,19 @@ class NLIEngine:
         self.n_special = self.tok.num_special_tokens_to_add(pair=True)
 
     def probs(self, pairs: list[tuple[str, str]], batch_size: int, progress: bool = False,
-              truncation: str | None = None, cut_rows: bool = False):
+              truncation: str | None = None) -> np.ndarray:
         """Class probabilities (n, n_labels) for (premise, hypothesis) pairs; duplicates computed once.
 
         A pair longer than ``max_length`` is cut by the tokenizer's ``truncation`` strategy when one is named (a
         reading that truncates, such as WeCheck's README call); with none, the callers' chunk budgets should have
-        made it fit, and the premise of a pair that still does not is cut ``only_first`` with a warning. With
-        ``cut_rows`` the result is ``(probs, cut)``, ``cut[i]`` saying whether pair ``i`` was cut."""
+        made it fit, and the premise of a pair that still does not is cut ``only_first`` with a warning. After the
+        call, ``last_truncated`` counts the distinct pairs that were cut and ``last_cut[i]`` says whether pair ``i``
+        was."""
         import torch
 
         if not pairs:
-            empty = np.zeros((0, len(self.labels)))
-            return (empty, np.zeros(0, dtype=bool)) if cut_rows else empty
+            self.last_truncated, self.last_cut = 0, np.zeros(0, dtype=bool)
+            return np.zeros((0, len(self.labels)))
         uniq = list(dict.fromkeys(pairs))
         index = {p: i for i, p in enumerate(uniq)}
         enc = self.tok([p for p, _ in uniq], [h for _, h in uniq], truncation=False, verbose=False)
@@ -95,10 +96,9 @@ class NLIEngine:
                 else:
                     out[b] = torch.softmax(logits, dim=-1).double().cpu().numpy()
         rows = [index[p] for p in pairs]
-        if cut_rows:
-            cut = np.zeros(len(uniq), dtype=bool)
-            cut[over] = True
-            return out[rows], cut[rows]
+        cut = np.zeros(len(uniq), dtype=bool)
+        cut[over] = True
+        self.last_cut = cut[rows]
         return out[rows]
 
     def hyp_budget(self, hyps: list[str], min_chunk: int) -> tuple[list[str], list[int], list[bool]]:

@@ -67,6 +67,6 @@ class WeCheckScorer(NLIScorer):
             raise ValueError("long_grounding='truncate' is the README's call of a sequence classifier; a text-to-text "
                              "model (head='seq2seq-1') reads long groundings with long_grounding='chunk'")
         pairs = list(zip(groundings, generations))
-        probs, cut = self.engine.probs(pairs, batch_size, progress, truncation="longest_first", cut_rows=True)
-        self._aux_keep = {"aux_truncated": np.asarray(cut, dtype=bool)}
+        probs = self.engine.probs(pairs, batch_size, progress, truncation="longest_first")
+        self._aux_keep = {"aux_truncated": self.engine.last_cut.copy()}
         return probs[:, self.engine.i_ent]
