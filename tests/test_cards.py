@@ -21,7 +21,7 @@ _TYPED_NUMBER = re.compile(r"(?<![\w.\-])\d+(?:\.\d+)?(?![\w])")
 def stubbed(monkeypatch):
     """Every default "runs" (no model loads: the example output is STUB) and no readings are recorded."""
     monkeypatch.setattr(cards, "unshipped", lambda name: [])
-    monkeypatch.setattr(cards, "run_example", lambda name, g, h: STUB[: len(g)])
+    monkeypatch.setattr(cards, "run_example", lambda name, g, h, **kw: STUB[: len(g)])
     from tfc.runs import readings
 
     monkeypatch.setattr(readings, "recorded", lambda checkpoint: None)
@@ -183,3 +183,37 @@ def test_tfc_book_run_renders_the_cards_only_for_the_books_own_output(monkeypatc
     assert run.invoke(cli_book.book, ["run", "--no-cards"]).exit_code == 0 and calls == []
     assert run.invoke(cli_book.book, ["run"]).exit_code == 0
     assert calls == [GENERATED_DIR / "_ledger"]
+
+
+def test_the_as_published_call_names_the_shipped_checkpoint_of_each_unshipped_field():
+    from tfc import scorers
+    from tfc.book import card_presets
+
+    assert card_presets.shipped_swaps("q2") == ({"checkpoint": scorers.SHIPPED_QA,
+                                                 "nli_checkpoint": scorers.SHIPPED_NLI}, [])
+    assert card_presets.shipped_swaps("nli") == ({"checkpoint": scorers.SHIPPED_NLI}, [])
+    assert card_presets.shipped_swaps("bertscore") == ({}, [])          # nothing in-house to swap
+    # summac-conv's as-published head is shipped: only its NLI model is swapped
+    swaps, missing = card_presets.shipped_swaps("summac-conv")
+    assert set(swaps) <= {"checkpoint"} and not missing
+    # every swapped call builds: the preset with the shipped weights named has no unshipped checkpoint left
+    for name in ("nli", "summac-zs", "alignscore", "wecheck", "qags", "q2"):
+        swaps, missing = card_presets.shipped_swaps(name)
+        assert not missing
+        cfg = scorers.get(name, preset="as-published", **swaps).config.to_dict()
+        assert all(card_presets._available(v) is not False for k, v in cfg.items() if k.endswith("checkpoint"))
+
+
+def test_the_as_published_paragraph_prints_the_call_and_its_output(stubbed):
+    from tfc.book import card_presets
+
+    calls = []
+    stubbed.setattr(cards, "run_example", lambda name, g, h, **kw: calls.append(kw) or STUB[: len(g)])
+    ctx = cards.Context("q2", ("q2",), pd.DataFrame(), cards.CARDS_DIR)
+    text = card_presets.as_published(ctx, "")
+    assert calls == [{"preset": "as-published", **card_presets.shipped_swaps("q2")[0]}]
+    assert 'scorers.get("q2", preset="as-published",' in text and repr(np.round(STUB, cards.DIGITS)) in text
+    # a checkpoint without a shipped stand-in: the note, and nothing runs
+    stubbed.setattr(card_presets, "shipped_swaps", lambda name: ({}, ["tfc/not-shipped"]))
+    assert cards.NOT_SHIPPED.format(missing="tfc/not-shipped") in card_presets.as_published(ctx, "")
+    assert len(calls) == 1

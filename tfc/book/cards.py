@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tfc import config
-from tfc.book import ledger, readable, reference
+from tfc.book import card_presets, ledger, readable, reference
 
 CARDS_DIR = config.REPO_ROOT / "book" / "scorers"
 TEMPLATE_DIR = CARDS_DIR / "templates"
@@ -149,9 +149,12 @@ def unshipped(name: str) -> list[str]:
     return [c for c in tfc_checkpoints(_scorer(name)) if not release.available(c[4:])]
 
 
-def run_example(name: str, groundings: list[str], generations: list[str]) -> np.ndarray:
-    """The default scorer's scores of the example pairs (the tests replace this function)."""
-    return _scorer(name).score(groundings, generations, progress=False)
+def run_example(name: str, groundings: list[str], generations: list[str], preset: str = "default",
+                **overrides) -> np.ndarray:
+    """A preset's scores of the example pairs (the tests replace this function)."""
+    from tfc import scorers
+
+    return scorers.get(name, preset=preset, **overrides).score(groundings, generations, progress=False)
 
 
 @contextlib.contextmanager
@@ -540,7 +543,7 @@ HANDLERS = {
     "const": constant, "defaults": defaults, "config": config_fields, "records": records, "drift": drift,
     "readings": readings, "conv_heads": conv_heads,
     "sweep": sweep, "papers_summary": papers_summary, "papers_cells": papers_cells, "ledger_source": ledger_source,
-    "citation": citation,
+    "citation": citation, "as_published": card_presets.as_published,
 }
 
 

@@ -1,0 +1,65 @@
+"""A scorer card's call of the ``as-published`` preset on a fresh clone.
+
+The preset is the paper's computation read with the checkpoints the book's tables name; several of those were
+trained here and are not shipped (their records are), so on a fresh clone the preset alone stops with "not
+shipped". The same computation reads the shipped weights when they are named: :func:`shipped_swaps` gives, for each
+checkpoint field of the preset that names an unshipped in-house checkpoint, the default's shipped checkpoint in that
+field. The card prints the call with those overrides and its output on the card's example pairs.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+
+def _available(value) -> bool | None:
+    """True/False for a ``tfc/<name>`` checkpoint (shipped or not); None for anything else."""
+    from tfc.models import release
+
+    if not (isinstance(value, str) and value.startswith("tfc/")):
+        return None
+    return release.available(value[4:])
+
+
+def shipped_swaps(name: str) -> tuple[dict, list[str]]:
+    """``(overrides, missing)``: the default's shipped checkpoint for each checkpoint field of ``name``'s
+    as-published preset that names an unshipped in-house checkpoint, and the unshipped ones no default replaces."""
+    from tfc.book import cards
+
+    pub = cards._scorer(name, "as-published").config.to_dict()
+    default = cards._scorer(name).config.to_dict()
+    swaps, missing = {}, []
+    for field, value in pub.items():
+        if not field.endswith("checkpoint") or _available(value) is not False:
+            continue
+        if _available(default.get(field)):
+            swaps[field] = default[field]
+        else:
+            missing.append(value)
+    return swaps, missing
+
+
+def preset_code(name: str, overrides: dict) -> str:
+    """The three statements of the call, the overrides one per line."""
+    from tfc.book.cards import DIGITS, EXAMPLE
+
+    g, h = ((",\n" + " " * 9).join(json.dumps(t, ensure_ascii=False) for t in side) for side in EXAMPLE)
+    args = "".join(f",\n                {k}={json.dumps(v)}" for k, v in overrides.items())
+    return (f'from tfc import scorers\ns = scorers.get("{name}", preset="as-published"{args})\n'
+            f"s.score([{g}],\n        [{h}],\n        progress=False).round({DIGITS})")
+
+
+def as_published(ctx, arg: str) -> str:
+    """``{{as_published}}`` / ``{{as_published:<name>}}``: the preset's call with the shipped weights named, and
+    its output (or the note of :data:`tfc.book.cards.NOT_SHIPPED` when a checkpoint has no shipped stand-in)."""
+    from tfc.book import cards
+
+    name = arg or ctx.names[0]
+    swaps, missing = shipped_swaps(name)
+    if missing:
+        out = cards.NOT_SHIPPED.format(missing=", ".join(missing))
+    else:
+        got = cards.run_example(name, *cards.EXAMPLE, preset="as-published", **swaps)
+        out = repr(np.round(np.asarray(got, dtype=float), cards.DIGITS))
+    return f"```python\n{preset_code(name, swaps)}\n```\n\n```none\n{out}\n```"
