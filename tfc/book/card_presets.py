@@ -8,8 +8,6 @@ field. The card prints the call with those overrides and its output on the card'
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 
@@ -40,16 +38,6 @@ def shipped_swaps(name: str) -> tuple[dict, list[str]]:
     return swaps, missing
 
 
-def preset_code(name: str, overrides: dict) -> str:
-    """The three statements of the call, the overrides one per line."""
-    from tfc.book.cards import DIGITS, EXAMPLE
-
-    g, h = ((",\n" + " " * 9).join(json.dumps(t, ensure_ascii=False) for t in side) for side in EXAMPLE)
-    args = "".join(f",\n                {k}={json.dumps(v)}" for k, v in overrides.items())
-    return (f'from tfc import scorers\ns = scorers.get("{name}", preset="as-published"{args})\n'
-            f"s.score([{g}],\n        [{h}],\n        progress=False).round({DIGITS})")
-
-
 def as_published(ctx, arg: str) -> str:
     """``{{as_published}}`` / ``{{as_published:<name>}}``: the preset's call with the shipped weights named, and
     its output (or the note of :data:`tfc.book.cards.NOT_SHIPPED` when a checkpoint has no shipped stand-in)."""
@@ -62,4 +50,4 @@ def as_published(ctx, arg: str) -> str:
     else:
         got = cards.run_example(name, *cards.EXAMPLE, preset="as-published", **swaps)
         out = repr(np.round(np.asarray(got, dtype=float), cards.DIGITS))
-    return f"```python\n{preset_code(name, swaps)}\n```\n\n```none\n{out}\n```"
+    return f"```python\n{cards.example_code(name, 'as-published', swaps)}\n```\n\n```none\n{out}\n```"

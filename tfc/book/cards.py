@@ -184,10 +184,13 @@ def _signature(name: str, preset: str = "default") -> str | None:
 # -- How to use, Inputs, Output --------------------------------------------------------------------------------
 
 
-def example_code(name: str) -> str:
-    """The three statements of a card's "How to use", one string of the example per line."""
+def example_code(name: str, preset: str = "default", overrides: dict | None = None) -> str:
+    """The three statements of a card's "How to use" (a preset other than the default and each override named, one
+    per line), one string of the example per line."""
     g, h = ((",\n" + " " * 9).join(json.dumps(t, ensure_ascii=False) for t in side) for side in EXAMPLE)
-    return (f'from tfc import scorers\ns = scorers.get("{name}")\n'
+    args = (f', preset="{preset}"' if preset != "default" else "") + \
+        "".join(f",\n                {k}={json.dumps(v)}" for k, v in (overrides or {}).items())
+    return (f'from tfc import scorers\ns = scorers.get("{name}"{args})\n'
             f"s.score([{g}],\n        [{h}],\n        progress=False).round({DIGITS})")
 
 
