@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tfc import scorers as S
-from tfc.book import cards, ledger, reference
+from tfc.book import card_citation, cards, ledger, reference
 
 STUB = np.array([0.125, 0.875])
 # a number typed into prose: digits not glued to a word (``bleu4``, ``TRUE-T9``, ``v8`` and ``T5-11B`` are names)
@@ -114,15 +114,15 @@ def test_unshipped_names_the_in_house_checkpoints_without_a_release():
 
 
 def test_citations_are_built_from_citation_cff():
-    cff = {r["title"]: r for r in yaml.safe_load(cards.CITATION_CFF.read_text())["references"]}
-    refs = cards.references()
+    cff = {r["title"]: r for r in yaml.safe_load(card_citation.CITATION_CFF.read_text())["references"]}
+    refs = card_citation.references()
     for rid in ("true", "qags", "q2", "alignscore", "wecheck"):
         ref = refs[rid]
         assert cff[ref["title"]] is ref or cff[ref["title"]] == ref
-        entry = cards.bibtex(rid, ref)
+        entry = card_citation.bibtex(rid, ref)
         assert f"year = {{{ref['year']}}}" in entry and f"doi = {{{ref['doi']}}}" in entry
-    assert "pages = {" + f"{refs['true']['start']}--{refs['true']['end']}" + "}" in cards.bibtex("true", refs["true"])
-    assert cards.bibtex("summac", refs["summac"]).startswith("@article{")
+    assert "pages = {" + f"{refs['true']['start']}--{refs['true']['end']}" + "}" in card_citation.bibtex("true", refs["true"])
+    assert card_citation.bibtex("summac", refs["summac"]).startswith("@article{")
 
 
 def test_templates_hold_no_typed_numbers_and_name_every_section():
@@ -210,10 +210,10 @@ def test_the_as_published_paragraph_prints_the_call_and_its_output(stubbed):
     calls = []
     stubbed.setattr(cards, "run_example", lambda name, g, h, **kw: calls.append(kw) or STUB[: len(g)])
     ctx = cards.Context("q2", ("q2",), pd.DataFrame(), cards.CARDS_DIR)
-    text = card_presets.as_published(ctx, "")
+    text = cards.as_published(ctx, "")
     assert calls == [{"preset": "as-published", **card_presets.shipped_swaps("q2")[0]}]
     assert 'scorers.get("q2", preset="as-published",' in text and repr(np.round(STUB, cards.DIGITS)) in text
     # a checkpoint without a shipped stand-in: the note, and nothing runs
     stubbed.setattr(card_presets, "shipped_swaps", lambda name: ({}, ["tfc/not-shipped"]))
-    assert cards.NOT_SHIPPED.format(missing="tfc/not-shipped") in card_presets.as_published(ctx, "")
+    assert cards.NOT_SHIPPED.format(missing="tfc/not-shipped") in cards.as_published(ctx, "")
     assert len(calls) == 1

@@ -4,11 +4,10 @@ The preset is the paper's computation read with the checkpoints the book's table
 trained here and are not shipped (their records are), so on a fresh clone the preset alone stops with "not
 shipped". The same computation reads the shipped weights when they are named: :func:`shipped_swaps` gives, for each
 checkpoint field of the preset that names an unshipped in-house checkpoint, the default's shipped checkpoint in that
-field. The card prints the call with those overrides and its output on the card's example pairs.
+field; the card (:func:`tfc.book.cards.as_published`) prints the call with those overrides and its output on its
+example pairs.
 """
 from __future__ import annotations
-
-import numpy as np
 
 
 def _available(value) -> bool | None:
@@ -23,10 +22,10 @@ def _available(value) -> bool | None:
 def shipped_swaps(name: str) -> tuple[dict, list[str]]:
     """``(overrides, missing)``: the default's shipped checkpoint for each checkpoint field of ``name``'s
     as-published preset that names an unshipped in-house checkpoint, and the unshipped ones no default replaces."""
-    from tfc.book import cards
+    from tfc import scorers
 
-    pub = cards._scorer(name, "as-published").config.to_dict()
-    default = cards._scorer(name).config.to_dict()
+    pub = scorers.get(name, preset="as-published").config.to_dict()
+    default = scorers.get(name).config.to_dict()
     swaps, missing = {}, []
     for field, value in pub.items():
         if not field.endswith("checkpoint") or _available(value) is not False:
@@ -36,18 +35,3 @@ def shipped_swaps(name: str) -> tuple[dict, list[str]]:
         else:
             missing.append(value)
     return swaps, missing
-
-
-def as_published(ctx, arg: str) -> str:
-    """``{{as_published}}`` / ``{{as_published:<name>}}``: the preset's call with the shipped weights named, and
-    its output (or the note of :data:`tfc.book.cards.NOT_SHIPPED` when a checkpoint has no shipped stand-in)."""
-    from tfc.book import cards
-
-    name = arg or ctx.names[0]
-    swaps, missing = shipped_swaps(name)
-    if missing:
-        out = cards.NOT_SHIPPED.format(missing=", ".join(missing))
-    else:
-        got = cards.run_example(name, *cards.EXAMPLE, preset="as-published", **swaps)
-        out = repr(np.round(np.asarray(got, dtype=float), cards.DIGITS))
-    return f"```python\n{cards.example_code(name, 'as-published', swaps)}\n```\n\n```none\n{out}\n```"

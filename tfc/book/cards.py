@@ -31,12 +31,10 @@ import numpy as np
 import pandas as pd
 
 from tfc import config
-from tfc.book import card_presets, ledger, readable, reference
+from tfc.book import card_citation, card_presets, ledger, readable, reference
 
 CARDS_DIR = config.REPO_ROOT / "book" / "scorers"
 TEMPLATE_DIR = CARDS_DIR / "templates"
-REFERENCES = TEMPLATE_DIR / "references.yml"
-CITATION_CFF = config.REPO_ROOT / "CITATION.cff"
 TOC = config.REPO_ROOT / "book" / "_toc.yml"
 
 # card -> the registry names it documents (the first is the one its "How to use" runs), in the order of book/_toc.yml
@@ -202,6 +200,19 @@ def how_to_use(ctx: Context, arg: str) -> str:
     else:
         out = repr(np.round(np.asarray(run_example(name, *EXAMPLE), dtype=float), DIGITS))
     return f"```python\n{example_code(name)}\n```\n\n```none\n{out}\n```"
+
+
+def as_published(ctx: Context, arg: str) -> str:
+    """The ``as-published`` preset's call with the shipped checkpoints named in place of the unshipped ones
+    (:func:`tfc.book.card_presets.shipped_swaps`) and its output; the note when one has no shipped stand-in."""
+    name = arg or ctx.names[0]
+    swaps, missing = card_presets.shipped_swaps(name)
+    if missing:
+        out = NOT_SHIPPED.format(missing=", ".join(missing))
+    else:
+        out = repr(np.round(np.asarray(run_example(name, *EXAMPLE, preset="as-published", **swaps), dtype=float),
+                            DIGITS))
+    return f"```python\n{example_code(name, 'as-published', swaps)}\n```\n\n```none\n{out}\n```"
 
 
 def _outcome(scorer, groundings, generations) -> str:
@@ -498,42 +509,9 @@ def ledger_source(ctx: Context, arg: str) -> str:
 # -- Citation ---------------------------------------------------------------------------------------------------
 
 
-def references() -> dict[str, dict]:
-    """Reference id -> CFF reference: the five papers of CITATION.cff (ids ``true, qags, q2, alignscore,
-    wecheck``) and the metrics' own papers of ``templates/references.yml``."""
-    import yaml
-
-    prefixes = {"true": "TRUE", "qags": "Asking and Answering", "q2": "Q²", "alignscore": "AlignScore",
-                "wecheck": "WeCheck"}
-    cff = yaml.safe_load(CITATION_CFF.read_text(encoding="utf-8"))["references"]
-    out = {rid: next(r for r in cff if r["title"].startswith(p)) for rid, p in prefixes.items()}
-    for r in yaml.safe_load(REFERENCES.read_text(encoding="utf-8")):
-        out[r["id"]] = r
-    return out
-
-
-def bibtex(rid: str, ref: dict) -> str:
-    """One BibTeX entry from a CFF reference (``conference-paper`` -> inproceedings, ``article``)."""
-    first = ref["authors"][0]["family-names"].lower()
-    word = re.sub(r"[^a-z]", "", ref["title"].split()[0].lower().rstrip(":")) or rid
-    key = f"{re.sub(r'[^a-z]', '', first)}{ref['year']}{word}"
-    fields = {"title": ref["title"],
-              "author": " and ".join(f"{a['family-names']}, {a['given-names']}" for a in ref["authors"])}
-    if ref["type"] == "article":
-        fields.update({"journal": ref.get("journal"), "volume": ref.get("volume")})
-    else:
-        fields["booktitle"] = ref.get("collection-title")
-    fields.update({"publisher": (ref.get("publisher") or {}).get("name"), "year": ref["year"],
-                   "pages": f"{ref['start']}--{ref['end']}" if "start" in ref else None,
-                   "doi": ref.get("doi"), "url": ref.get("url")})
-    body = ",\n".join(f"  {k} = {{{' '.join(str(v).split())}}}" for k, v in fields.items() if v is not None)
-    kind = "article" if ref["type"] == "article" else "inproceedings"
-    return f"@{kind}{{{key},\n{body}\n}}"
-
-
 def citation(ctx: Context, arg: str) -> str:
-    refs = references()
-    entries = [bibtex(rid.strip(), refs[rid.strip()]) for rid in arg.split(",") if rid.strip()]
+    refs = card_citation.references()
+    entries = [card_citation.bibtex(rid.strip(), refs[rid.strip()]) for rid in arg.split(",") if rid.strip()]
     return "```bibtex\n" + "\n\n".join(entries) + "\n```"
 
 
@@ -546,7 +524,7 @@ HANDLERS = {
     "const": constant, "defaults": defaults, "config": config_fields, "records": records, "drift": drift,
     "readings": readings, "conv_heads": conv_heads,
     "sweep": sweep, "papers_summary": papers_summary, "papers_cells": papers_cells, "ledger_source": ledger_source,
-    "citation": citation, "as_published": card_presets.as_published,
+    "citation": citation, "as_published": as_published,
 }
 
 
