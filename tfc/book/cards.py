@@ -5,13 +5,14 @@ The sentences live in markdown templates, ``book/scorers/templates/<family>.md``
 
 * **How to use**: the default scorer (``tfc.scorers.get(name)``) is run on the card's example pairs, in a fresh
   artifacts directory (so only the shipped weights under ``results/release`` load, as on a fresh clone); a
-  default whose weights are not shipped gets :data:`NOT_SHIPPED` instead of an output;
+  default whose weights are not shipped gets :data:`NOT_SHIPPED` instead of an output; the model cards also run the
+  ``as-published`` preset with the shipped checkpoints named in place of unshipped ones (:func:`as_published`);
 * **Inputs / Output**: what the default answers to blank, ``None`` and mismatched inputs, its declared range;
 * **Default configuration and its evidence**: the ``DEFAULTS`` entry against the as-published preset, the dev
   sweeps recorded under ``results/models/<name>/`` (:data:`NOT_RECORDED` while a record is missing);
 * **The papers' values**: the published cells of the family's columns beside what the reproduction ledger
   (:mod:`tfc.book.ledger`) recorded for the family's scorers;
-* **Citation**: BibTeX built from ``CITATION.cff`` and ``templates/references.yml``.
+* **Citation**: BibTeX built from ``CITATION.cff`` and ``templates/references.yml`` (:mod:`tfc.book.card_citation`).
 
 Placeholders are ``{{key}}`` or ``{{key:argument}}`` (:data:`HANDLERS`); an unknown key is an error, so a
 template typo fails the rendering. ``tfc book cards`` renders the cards alone; ``tfc book run`` renders them
