@@ -631,3 +631,21 @@ def test_reproduce_summary_reads_staged_records(tmp_path, monkeypatch):
     (tmp_path / "bench_reproduce_x.json").write_text("{broken")
     with pytest.raises(ValueError, match="not a readable"):
         bench.reproduce_summary()
+
+
+def test_bertscore_reads_a_checkpoint_under_a_path_that_contains_t5(tiny, tmp_path):
+    """bert-score loads a T5 encoder whenever "t5" occurs anywhere in its model name; a BERT checkpoint under a
+    folder such as /tmp/x6t5y/ scores as it does elsewhere, and a folder named like T5 is refused with the fix."""
+    import os
+    import shutil
+
+    shutil.copytree(tiny, tmp_path / "x6t5y" / "model")          # copies: a resolved symlink would lose the name
+    pairs = (["The cat sat on the mat.", "A dog ran."], ["cat sat", "the dog"])
+    want = S.get("bertscore", checkpoint=tiny, num_layers=2).score(*pairs, progress=False)
+    cwd = os.getcwd()
+    got = S.get("bertscore", checkpoint=str(tmp_path / "x6t5y" / "model"), num_layers=2).score(*pairs, progress=False)
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    assert os.getcwd() == cwd
+    shutil.copytree(tiny, tmp_path / "my-t5-copy")
+    with pytest.raises(ValueError, match="rename the folder"):
+        S.get("bertscore", checkpoint=str(tmp_path / "my-t5-copy"), num_layers=2).score(*pairs, progress=False)

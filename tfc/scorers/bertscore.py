@@ -23,7 +23,10 @@ truncated (``aux_gen_truncated``) are recorded in the cache.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -79,9 +82,10 @@ class BERTScore(ModelScorer):
         c = self.config
         path = models.resolve(c.checkpoint)
         self._tok = models.load_tokenizer(c.checkpoint, c.revision)
-        self._scorer = BERTScorer(model_type=path, num_layers=c.num_layers, idf=c.idf,
-                                  rescale_with_baseline=c.rescale_with_baseline,
-                                  device=models.resolve_device(c.device), lang="en")
+        with _loadable_name(path) as model_type:
+            self._scorer = BERTScorer(model_type=model_type, num_layers=c.num_layers, idf=c.idf,
+                                      rescale_with_baseline=c.rescale_with_baseline,
+                                      device=models.resolve_device(c.device), lang="en")
         self._max_len = c.max_length or min(int(self._tok.model_max_length), 100_000)
         models.apply_dtype(self._scorer._model, c.dtype, models.resolve_device(c.device))
 
@@ -111,3 +115,32 @@ class BERTScore(ModelScorer):
             self._aux_keep["aux_grounding_truncated"] = np.array(
                 [n > budget for n in count_tokens(self._tok, groundings)])
         return out
+
+
+@contextlib.contextmanager
+def _loadable_name(path: str):
+    """The name to hand bert-score for ``path``. bert-score picks its model class from that string: a T5 encoder
+    whenever "t5" occurs anywhere in it, SciBERT's download for a "scibert" prefix. A local folder is therefore
+    named relative to its parent (the working directory is the parent while bert-score loads), so a "t5" elsewhere in
+    the path (a temporary folder such as /tmp/tfc-ci.z6t5Eg) cannot load a BERT checkpoint as T5 with fresh weights.
+    A folder whose own name would still mislead bert-score is refused with the fix."""
+    folder = Path(path)
+    if not folder.is_dir():            # a hub id: bert-score's own names
+        yield path
+        return
+    name = folder.name
+    if "t5" in name or name.startswith("scibert"):
+        import json
+
+        kind = json.loads((folder / "config.json").read_text()).get("model_type", "") \
+            if (folder / "config.json").is_file() else ""
+        if "t5" not in kind:
+            raise ValueError(f"bert-score would load {path} as a {'T5' if 't5' in name else 'SciBERT'} model because "
+                             f"of its folder name {name!r}; rename the folder")
+    before = os.getcwd()
+    os.chdir(folder.parent)
+    try:
+        yield name
+    finally:
+        os.chdir(before)
+
