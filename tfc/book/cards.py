@@ -195,25 +195,24 @@ def example_code(name: str, preset: str = "default", overrides: dict | None = No
 
 def how_to_use(ctx: Context, arg: str) -> str:
     name = arg or ctx.names[0]
-    missing = unshipped(name)
-    if missing:
-        out = NOT_SHIPPED.format(missing=", ".join(missing))
-    else:
-        out = repr(np.round(np.asarray(run_example(name, *EXAMPLE), dtype=float), DIGITS))
-    return f"```python\n{example_code(name)}\n```\n\n```none\n{out}\n```"
+    return _usage(name, "default", {}, unshipped(name))
 
 
 def as_published(ctx: Context, arg: str) -> str:
     """The ``as-published`` preset's call with the shipped checkpoints named in place of the unshipped ones
     (:func:`tfc.book.card_presets.shipped_swaps`) and its output; the note when one has no shipped stand-in."""
     name = arg or ctx.names[0]
-    swaps, missing = card_presets.shipped_swaps(name)
+    return _usage(name, "as-published", *card_presets.shipped_swaps(name))
+
+
+def _usage(name: str, preset: str, overrides: dict, missing: list[str]) -> str:
+    """A preset's call on the example pairs and its printed output (:data:`NOT_SHIPPED` when weights are missing)."""
     if missing:
         out = NOT_SHIPPED.format(missing=", ".join(missing))
     else:
-        out = repr(np.round(np.asarray(run_example(name, *EXAMPLE, preset="as-published", **swaps), dtype=float),
-                            DIGITS))
-    return f"```python\n{example_code(name, 'as-published', swaps)}\n```\n\n```none\n{out}\n```"
+        got = run_example(name, *EXAMPLE, **({"preset": preset} if preset != "default" else {}), **overrides)
+        out = repr(np.round(np.asarray(got, dtype=float), DIGITS))
+    return f"```python\n{example_code(name, preset, overrides)}\n```\n\n```none\n{out}\n```"
 
 
 def _outcome(scorer, groundings, generations) -> str:

@@ -24,7 +24,6 @@ truncated (``aux_gen_truncated``) are recorded in the cache.
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,17 +129,10 @@ def _loadable_name(path: str):
         return
     name = folder.name
     if "t5" in name or name.startswith("scibert"):
-        import json
+        from transformers import AutoConfig
 
-        kind = json.loads((folder / "config.json").read_text()).get("model_type", "") \
-            if (folder / "config.json").is_file() else ""
-        if "t5" not in kind:
+        if "t5" not in AutoConfig.from_pretrained(folder).model_type:
             raise ValueError(f"bert-score would load {path} as a {'T5' if 't5' in name else 'SciBERT'} model because "
                              f"of its folder name {name!r}; rename the folder")
-    before = os.getcwd()
-    os.chdir(folder.parent)
-    try:
+    with contextlib.chdir(folder.parent):
         yield name
-    finally:
-        os.chdir(before)
-
