@@ -83,9 +83,12 @@ def summac_conv(checkpoint, datasets, split, sample, seed, head, epochs, lr, out
 @click.option("--freeze", multiple=True, default=(),
               help="keep parameters whose name contains this at the base's values (repeatable), e.g. "
                    "embeddings.word_embeddings: the release then shares that matrix with the installed base")
+@click.option("--quant-aware-steps", type=int, default=0, show_default=True,
+              help="train the last N steps through the int8 delta packing against --base that the release ships "
+                   "(pack with --share-with BASE --delta): the checkpoint is then the packed model")
 def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_size, max_length, doc_stride,
            long_frac, eval_every, checkpoint_every, init, lr, seed, threads, device, name, out, xquad_dev, dtype,
-           freeze=()):
+           freeze=(), quant_aware_steps=0):
     """Build the self-supervised QA set from training-side text and train an extractive QA model."""
     from tfc.train.qa import QATrainConfig, train_qa
     from tfc.train.qa_set import build_qa_set, xquad_frame
@@ -98,7 +101,7 @@ def qa_cmd(base, sample, per_pair, heldout_pairs, max_steps, max_minutes, batch_
     cfg = QATrainConfig(name=name, base=base, max_length=max_length, batch_size=batch_size, lr=lr,
                         max_steps=max_steps, max_minutes=max_minutes, seed=seed, device=device, num_threads=threads,
                         doc_stride=doc_stride, eval_every=eval_every, checkpoint_every=checkpoint_every, init=init,
-                        dtype=dtype, freeze=tuple(freeze))
+                        dtype=dtype, freeze=tuple(freeze), quant_aware_steps=quant_aware_steps)
     dev = xquad_frame() if xquad_dev else None
     s = train_qa(train_df, cfg, out_dir=out, heldout=heldout, data_report=report, progress=False, dev=dev)
     click.echo(f"saved {out or name}: {s['steps']} steps ({s['stopped_by']}), {s['train_seconds']} s, "

@@ -174,6 +174,17 @@ def quantize_state(state: dict, vectors_fp32: bool = False, group_size: int | No
     return out
 
 
+def packed_matrix(w, base=None):
+    """What a delta release (:data:`DELTA_SCHEME`) gives back for matrix ``w``, in float32: with ``base`` (the shared
+    base's tensor of the same name and shape) the base plus the dequantised int8 difference, without it the
+    dequantised int8 matrix itself (the arithmetic of :func:`pack` and :func:`materialize`;
+    :mod:`tfc.train.quant_aware` trains through it)."""
+    if base is None:
+        return dequantize_matrix(**quantize_matrix(w))
+    base = base.float()
+    return base + dequantize_matrix(**quantize_matrix(w.float() - base))
+
+
 def dequantize_state(tensors: dict, group_size: int | None = None) -> dict:
     """The inverse of :func:`quantize_state` (float32); ``group_size``: that of a group-wise release."""
     out = {}
@@ -222,7 +233,7 @@ def check_outputs(ckpt_dir) -> list[list[float]]:
     return rows
 
 
-def _base_state(share_with: str, resolver=None) -> dict:
+def base_state(share_with: str, resolver=None) -> dict:
     """The tensors of the base a release shares with (see the module doc): ``resolver`` maps its name to a folder
     (``tfc.models.resolve``, passed in by the callers so that this module does not import its package)."""
     from safetensors.torch import load_file
@@ -237,7 +248,7 @@ def _base_state(share_with: str, resolver=None) -> dict:
     return state
 
 
-def _base_key(key: str, base: dict) -> str | None:
+def base_key(key: str, base: dict) -> str | None:
     """The base tensor's name for ``key``: the same name, or the name without its model prefix (``bert.``)."""
     if key in base:
         return key
@@ -258,10 +269,10 @@ def split_shared(state: dict, share_with: str | None, resolver=None, delta: bool
         if delta:
             raise ReleaseError("a delta release needs a base to share with (share_with)")
         return state, {}, {}
-    base = _base_state(share_with, resolver)
+    base = base_state(share_with, resolver)
     kept, shared, deltas = {}, {}, {}
     for k, v in state.items():
-        bk = None if k.startswith("heads.") else _base_key(k, base)
+        bk = None if k.startswith("heads.") else base_key(k, base)
         same_shape = bk is not None and v.dim() == 2 and v.shape == base[bk].shape
         if same_shape and torch.equal(v, base[bk]):
             shared[k] = {"base": share_with, "base_key": bk, "sha256": tensor_sha256(v), "shape": list(v.shape)}
@@ -277,7 +288,7 @@ def split_shared(state: dict, share_with: str | None, resolver=None, delta: bool
 
 def _base_tensor(bases: dict, k: str, rec: dict, resolver=None):
     if rec["base"] not in bases:
-        bases[rec["base"]] = _base_state(rec["base"], resolver)
+        bases[rec["base"]] = base_state(rec["base"], resolver)
     t = bases[rec["base"]].get(rec["base_key"])
     if t is None or tensor_sha256(t) != rec["sha256"]:
         raise ReleaseError(f"shared tensor {k}: the base {rec['base']!r} does not hold the tensor this release "

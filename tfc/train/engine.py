@@ -17,6 +17,7 @@ import json
 import math
 import platform
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from tfc.models.multihead import ID2LABEL, TASKS
 from tfc.train.base_encoders import portable_config, portable_name, resolve_base
 from tfc.train.batches import collate, epoch_batches
 from tfc.train.checkpoints import convert_checkpoint_dtype
+from tfc.train import quant_aware
 from tfc.train.pair_objective import PairObjective
 
 
@@ -68,6 +70,8 @@ class TrainConfig:
     freeze: tuple[str, ...] = ()   # parameters kept at their starting values: names containing any of these, e.g.
                                    # "embeddings.word_embeddings" (a release then shares that tensor with its base)
     temperature: float = 1.0       # distillation temperature of "dist" rows (a teacher's 3-way distribution)
+    quant_aware_steps: int = 0     # the last N steps train through the int8 delta packing against `base` that the
+                                   # release ships (tfc.train.quant_aware); the checkpoint is then the packed model
 
     def total_steps(self, n_train_rows: int) -> int:
         if self.epochs is None:
@@ -95,7 +99,7 @@ class TrainConfig:
             raise ValueError(f"temperature must be a positive number; got {self.temperature}")
         if self.epochs is not None and self.epochs <= 0:
             raise ValueError(f"epochs must be > 0; got {self.epochs}")
-        for k in ("checkpoint_every", "eval_every"):
+        for k in ("checkpoint_every", "eval_every", "quant_aware_steps"):
             if int(getattr(self, k)) < 0:
                 raise ValueError(f"{k} must be >= 0; got {getattr(self, k)}")
         if self.save_dtype not in ("fp32", "fp16"):
@@ -135,7 +139,10 @@ RESUME_FILE = "resume_state.pt"
 
 
 def _resume_key(cfg, data_sha: str) -> str:
-    keep = {k: v for k, v in asdict(cfg).items() if k not in ("max_minutes", "checkpoint_every", "log_every")}
+    # quant_aware_steps is checked against the saved state instead (tfc.train.quant_aware.check_resume): the steps
+    # before a run's quantisation-aware ones are those of the same run without them
+    skip = ("max_minutes", "checkpoint_every", "log_every", "quant_aware_steps")
+    keep = {k: v for k, v in asdict(cfg).items() if k not in skip}
     return hashlib.sha256(json.dumps([keep, data_sha], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -158,6 +165,30 @@ def _load_resume(path: Path, key: str):
         raise ValueError(f"{path} belongs to another run (config or data changed: key {state.get('key')} != {key}); "
                          "delete it or pass resume=False")
     return state
+
+
+def _resume_into(saved, qat_from, model, opt, sched) -> dict:
+    """The loop's state: fresh, or ``saved`` loaded into the model, optimiser, scheduler and RNG (a state that
+    trained through its packing otherwise than this run would is refused)."""
+    import torch
+
+    st = {"step": 0, "epoch": 0, "pos": 0, "examples": 0, "losses": [], "log": [], "dev_curve": [], "train_s": 0.0}
+    if saved is not None:
+        quant_aware.check_resume(saved["st"]["step"], saved["st"].get("quant_aware_from"), qat_from)
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        sched.load_state_dict(saved["sched"])
+        torch.set_rng_state(saved["rng"])
+        st = saved["st"]
+    st["quant_aware_from"] = qat_from
+    return st
+
+
+def _packing(packed, qat_from, step: int):
+    """The packed weights' context for the optimizer step after ``step`` steps (nothing before ``qat_from``)."""
+    if packed is None or step < qat_from:
+        return nullcontext()
+    return packed.active()
 
 
 # ---- the recipes' two steps ------------------------------------------------------------------------
@@ -314,14 +345,10 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
     # an objective's own settings outside TrainConfig (the QA document stride) also key the saved state
     key = _resume_key(cfg, objective.data_sha(data) + getattr(objective, "resume_salt", ""))
     resume_path = target / RESUME_FILE if target is not None else None
-    st = {"step": 0, "epoch": 0, "pos": 0, "examples": 0, "losses": [], "log": [], "dev_curve": [], "train_s": 0.0}
+    qat_from = quant_aware.start_step(total_steps, cfg.quant_aware_steps)
     saved = _load_resume(resume_path, key) if (resume and resume_path is not None) else None
-    if saved is not None:
-        model.load_state_dict(saved["model"])
-        opt.load_state_dict(saved["opt"])
-        sched.load_state_dict(saved["sched"])
-        torch.set_rng_state(saved["rng"])
-        st = saved["st"]
+    st = _resume_into(saved, qat_from, model, opt, sched)
+    packed = quant_aware.PackedWeights(model, cfg.base) if qat_from is not None else None
     pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
     autocast = _autocast(cfg, device)
     bar = None
@@ -339,8 +366,9 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
             break
         model.train()
         opt.zero_grad(set_to_none=True)
-        step_loss, parts_acc, plan = _accumulate(cfg, st, plan, toks, targets, pad_id, device, autocast, model,
-                                                 objective)
+        with _packing(packed, qat_from, st["step"]):
+            step_loss, parts_acc, plan = _accumulate(cfg, st, plan, toks, targets, pad_id, device, autocast, model,
+                                                     objective)
         if cfg.grad_clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         opt.step()
@@ -348,7 +376,8 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
         st["step"] += 1
         st["losses"].append(step_loss)
         st["train_s"] = train_s0 + time.time() - t_run
-        _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective)
+        with _packing(packed, qat_from, st["step"] - 1):
+            _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective)
         if resume_path is not None and cfg.checkpoint_every and st["step"] % cfg.checkpoint_every == 0:
             _save_resume(resume_path, {"key": key, "model": model.state_dict(), "opt": opt.state_dict(),
                                        "sched": sched.state_dict(), "rng": torch.get_rng_state(), "st": st})
@@ -360,6 +389,8 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
     if bar is not None:
         bar.close()
     model.eval()
+    if packed is not None and st["step"] > qat_from:
+        packed.snap()
     dev = objective.evaluate(model, tok, eval_df, cfg, device)
     summary = _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report, device,
                        time.time() - t0, resumed=saved is not None, objective=objective)
@@ -398,6 +429,7 @@ def _summary(cfg, data, train_df, eval_df, toks, st, stopped_by, dev, mix_report
         "mix_report": mix_report or {},
         "steps": st["step"], "epochs_seen": round(st["examples"] / max(1, len(toks.lengths)), 3),
         "examples_seen": st["examples"], "stopped_by": stopped_by, "resumed": resumed,
+        "quant_aware_from": st.get("quant_aware_from"),
         "first_loss": st["losses"][0] if st["losses"] else None,
         "last_loss_mean10": float(np.mean(st["losses"][-10:])) if st["losses"] else None,
         "train_seconds": round(st["train_s"], 1), "wall_seconds": round(wall, 1),

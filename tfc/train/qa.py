@@ -49,6 +49,7 @@ class QATrainConfig:
     init: str | None = None        # start from a trained checkpoint's encoder (dir or tfc/<name>) instead of `base`
     dtype: str = "fp32"            # "bf16": autocast (fp32 weights), fast only where the CPU or GPU has native bf16
     freeze: tuple[str, ...] = ()   # parameter-name parts kept at the base's values (tfc.train.engine.freeze_parameters)
+    quant_aware_steps: int = 0     # the last N steps train through the release's int8 delta packing (tfc.train.quant_aware)
 
     @property
     def stride(self) -> int:
@@ -256,7 +257,8 @@ def engine_config(cfg: QATrainConfig):
                        max_minutes=cfg.max_minutes, seed=cfg.seed, device=cfg.device, num_threads=cfg.num_threads,
                        grad_clip=cfg.grad_clip, log_every=cfg.log_every, length_pool=cfg.length_pool,
                        loss_weights={}, eval_rows=0, dtype=cfg.dtype, eval_every=cfg.eval_every,
-                       checkpoint_every=cfg.checkpoint_every, init=cfg.init, freeze=tuple(cfg.freeze))
+                       checkpoint_every=cfg.checkpoint_every, init=cfg.init, freeze=tuple(cfg.freeze),
+                       quant_aware_steps=cfg.quant_aware_steps)
 
 
 def train_qa(train_df: pd.DataFrame, cfg: QATrainConfig, out_dir=None, heldout: pd.DataFrame | None = None,
