@@ -101,3 +101,21 @@ def migrate_cmd(root, releases, dry_run, as_json):
                    f"{len(rep['conflicts'])}, unchanged {rep['unchanged']}")
     if rep["conflicts"]:
         raise SystemExit(1)
+
+
+@cache.command("rescore")
+@click.argument("checkpoint")
+@click.option("--root", type=click.Path(file_okay=False), default=None, help="a score cache (default: TFC_CACHE_DIR)")
+@click.option("--dry-run", is_flag=True, help="list the caches that would be scored again; change nothing")
+def rescore_cmd(checkpoint, root, dry_run):
+    """Score again, on the same rows, every cache whose configuration reads CHECKPOINT and whose signature moved
+    because the checkpoint's weights changed (a replaced release); the old caches go once the new ones are whole
+    (see tfc.cache.rescore). Resumable."""
+    from tfc.cache import rescore
+
+    if dry_run:
+        for e in rescore.plan(checkpoint, root):
+            click.echo(f"would score {e['old']} again as {e['new']} ({e['dataset']}/{e['split']})")
+        return
+    done = rescore.rescore(checkpoint, root, log=click.echo)
+    click.echo(f"scored {len(done)} cache(s) again, {sum(e['rows'] for e in done)} rows")
