@@ -25,7 +25,7 @@ MIXES = "artifacts/mixes"
 PAIR_OPTIONS = ("base", "init", "dev_from", "tasks", "batch_size", "grad_accum", "lr", "max_length", "seed", "epochs",
                 "max_steps", "max_minutes", "dtype", "num_threads", "device", "save_dtype", "name")
 QA_OPTIONS = ("base", "init", "batch_size", "lr", "max_length", "seed", "max_steps", "max_minutes", "eval_every",
-              "checkpoint_every", "doc_stride", "num_threads", "device", "dtype", "freeze", "name")
+              "checkpoint_every", "doc_stride", "num_threads", "device", "dtype", "freeze", "quant_aware_steps", "name")
 
 
 # ---- reading the records ------------------------------------------------------------------------
@@ -204,6 +204,8 @@ def settings_text(s: dict) -> str | None:
     bits += [f"{k.replace('_', ' ')} {c[k]}" for k in ("lr", "max_length", "seed") if c.get(k) is not None]
     if c.get("freeze"):
         bits.append(f"frozen: {', '.join(c['freeze'])}")
+    if c.get("quant_aware_steps"):
+        bits.append(f"the last {num(c['quant_aware_steps'])} steps through the release's int8 packing")
     return ", ".join(bits) or None
 
 
@@ -293,7 +295,8 @@ def qa_command(rec: dict) -> list[str]:
     opts += _opt("long-frac", d.get("long_frac")) + _tail_opts(s, c)
     for key in ("eval_every", "checkpoint_every", "doc_stride"):
         opts += _opt(key.replace("_", "-"), c.get(key) or None)
-    return ["tfc train qa " + " ".join(opts + _opt("freeze", c.get("freeze")))]
+    opts += _opt("freeze", c.get("freeze")) + _opt("quant-aware-steps", c.get("quant_aware_steps") or None)
+    return ["tfc train qa " + " ".join(opts)]
 
 
 def gpu_commands(folder: str, rec: dict) -> list[str]:
@@ -304,9 +307,14 @@ def gpu_commands(folder: str, rec: dict) -> list[str]:
 
 
 def release_command(folder: str, source: str, meta: dict | None) -> str:
-    shared = sorted({v.get("base") for v in ((meta or {}).get("shared") or {}).values()})
+    from tfc.models.release import scheme_group_size
+
+    meta = meta or {}
+    bases = sorted({v.get("base") for key in ("shared", "delta") for v in (meta.get(key) or {}).values()})
+    group = scheme_group_size(meta.get("scheme") or "")
     return (f"tfc models release pack tfc/{source}" + (f" --name {folder}" if folder != source else "")
-            + "".join(f" --share-with {b}" for b in shared))
+            + "".join(f" --share-with {b}" for b in bases) + (" --delta" if meta.get("delta") else "")
+            + (f" --group-size {group}" if group else ""))
 
 
 def commands(rec: dict, parent: str | None) -> tuple[list[str], str, str]:
