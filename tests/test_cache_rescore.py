@@ -84,3 +84,18 @@ def _texts():
     from tfc import data
 
     return data.load("begin")[["id", "grounding", "generated"]]
+
+
+def test_migrate_leaves_the_old_weights_caches_to_rescore(tmp_cache, tiny_nli_dir):
+    """A signature that moved with the weights (the configuration unchanged) is not a schema change: tfc cache
+    migrate reports the cache as skipped instead of filing the old weights' scores under the new weights' name."""
+    from tfc.cache import migrate as M
+
+    ck = str(tiny_nli_dir)
+    sc = S.get("nli", checkpoint=ck, calibration=None)
+    score_dataset(sc, "begin", sample=3, seed=0)
+    old = sc.signature
+    _retrain(tiny_nli_dir)
+    rep = M.migrate(tmp_cache)
+    assert rep.moved == [] and [e["sidecar"].split("/")[0] for e in rep.skipped] == [old]
+    assert (tmp_cache / old).is_dir() and not (tmp_cache / sc.signature).exists()

@@ -16,8 +16,10 @@ it. This module moves such caches without recomputing a score:
 
 A target that already holds the same rows (same ``inputs_sha256`` and scores) makes the old copy a duplicate,
 which is removed; a target with other scores is a conflict: both stay, and it is reported (two caches claim one
-configuration; one of them was computed with a checkpoint whose identity has changed since). The migration is
-idempotent: a second run moves nothing.
+configuration; one of them was computed with a checkpoint whose identity has changed since). A cache whose
+configuration the schema leaves unchanged but whose signature moved was computed with a checkpoint's earlier weights:
+it is not moved (its scores are not the new weights') but reported as skipped, for :mod:`tfc.cache.rescore`. The
+migration is idempotent: a second run moves nothing.
 
 A shipped calibration map names the raw configuration it was fitted for (``raw_signature``, checked when a
 calibrated scorer loads it). :func:`migrate_calibrations` reads each map's ``raw_scorer`` and ``raw_config``
@@ -157,6 +159,11 @@ def migrate(root=None, dry_run: bool = False) -> Report:
             if not dry_run and entry in rep.duplicates:
                 parquet.unlink()
                 side.unlink()
+            continue
+        if new != old and current_config(meta["scorer"], meta["config"]) == meta["config"]:
+            # nothing in the configuration changed, so a checkpoint's weights did: these are the old weights' scores
+            rep.skipped.append({"sidecar": str(side.relative_to(root)), "why": "the configuration is unchanged and "
+                                "the signature moved with a checkpoint's weights: score it again (tfc cache rescore)"})
             continue
         rep.moved.append(entry)
         if not dry_run:
