@@ -332,7 +332,10 @@ def write_qa_card(ckpt_dir, summary: dict) -> Path:
              "(leakage-filtered; see `tfc.train.qa`). Loads with `AutoModelForQuestionAnswering`.", "",
              "## Training", "",
              f"- base: `{summary['base_model']}`; steps {summary['steps']} ({summary['stopped_by']}), batch "
-             f"{cfg['batch_size']}, lr {cfg['lr']}, max length {cfg['max_length']}, seed {cfg['seed']}",
+             f"{cfg['batch_size']}, lr {cfg['lr']}, max length {cfg['max_length']}, seed {cfg['seed']}"
+             + (f"; frozen: {', '.join(cfg['freeze'])}" if cfg.get("freeze") else "")
+             + (f"; the last {cfg['quant_aware_steps']} steps trained through the release's int8 delta packing, so "
+                "these weights are the packed model's" if cfg.get("quant_aware_steps") else ""),
              f"- {summary['train_rows']} training rows ({summary['train_rows_answer_truncated']} lost to truncation), "
              f"{summary['examples_per_second']} examples/s, {summary['train_seconds']} s on {summary['device']} "
              f"({summary['torch_threads']} threads)", "",
