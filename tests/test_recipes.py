@@ -111,3 +111,24 @@ def test_committed_page_is_current():
     """book/retraining.md is what `tfc book recipes` writes from the records (run it after changing a record)."""
     assert (ROOT / "book" / "retraining.md").read_text() == recipes.render(), \
         "book/retraining.md is stale: run `tfc book recipes`"
+
+
+def test_the_release_command_packs_as_the_release_was_packed():
+    """A delta release's command carries --delta (and its group size); a plain one does not."""
+    delta = {"scheme": "int8-delta-per-row-absmax", "shared": {"w": {"base": "minilm"}}, "delta": {"d": {"base": "minilm"}}}
+    assert recipes.release_command("qa", "qa", delta) == "tfc models release pack tfc/qa --share-with minilm --delta"
+    group = {**delta, "scheme": "int8-delta-group16-absmax"}
+    assert recipes.release_command("qa", "qa", group).endswith("--share-with minilm --delta --group-size 16")
+    assert recipes.release_command("s", "t", {"scheme": "int8-weight-only-per-row-absmax-v1"}) == \
+        "tfc models release pack tfc/t --name s"
+
+
+def test_a_qa_command_passes_the_quantisation_aware_steps():
+    rec = {"folder": "qa", "summary": {"config": {"base": "minilm", "batch_size": 16, "lr": 1e-4, "max_length": 384,
+                                                  "seed": 1, "max_steps": 10, "freeze": ["embeddings.word_embeddings"],
+                                                  "quant_aware_steps": 3}, "steps": 10, "stopped_by": "max_steps",
+                                       "data": {"sample_per_source": 5, "long_frac": 0.25}}}
+    cmd = recipes.qa_command(rec)[0]
+    assert cmd.endswith("--freeze embeddings.word_embeddings --quant-aware-steps 3")
+    rec["summary"]["config"]["quant_aware_steps"] = 0
+    assert "--quant-aware-steps" not in recipes.qa_command(rec)[0]
