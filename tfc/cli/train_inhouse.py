@@ -264,7 +264,7 @@ def _recorded_qa_args(device: str | None, threads: int | None) -> dict:
                 checkpoint_every=c.get("checkpoint_every", 0), init=c.get("init"), lr=c["lr"], seed=c["seed"],
                 threads=threads or c.get("num_threads"), device=device or config.default_device(),
                 name="qa-minilm", out=None, xquad_dev=True, dtype=rec.get("engine_config", {}).get("dtype", "fp32"),
-                freeze=tuple(c.get("freeze") or ()))
+                freeze=tuple(c.get("freeze") or ()), quant_aware_steps=int(c.get("quant_aware_steps") or 0))
 
 
 def _retrain(ctx, name: str, device: str | None, threads: int | None) -> None:
