@@ -376,8 +376,8 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
         st["step"] += 1
         st["losses"].append(step_loss)
         st["train_s"] = train_s0 + time.time() - t_run
-        with _packing(packed, qat_from, st["step"] - 1):
-            _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective)
+        _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective,
+                    packing=lambda: _packing(packed, qat_from, st["step"] - 1))
         if resume_path is not None and cfg.checkpoint_every and st["step"] % cfg.checkpoint_every == 0:
             _save_resume(resume_path, {"key": key, "model": model.state_dict(), "opt": opt.state_dict(),
                                        "sched": sched.state_dict(), "rng": torch.get_rng_state(), "st": st})
@@ -402,14 +402,18 @@ def _train(df, cfg, out_dir, mix_report, progress, keep_model, resume, on_step, 
                        model if keep_model else None, tok if keep_model else None)
 
 
-def _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective):
+def _after_step(cfg, st, step_loss, parts_acc, sched, model, tok, eval_df, device, total_steps, objective,
+                packing=nullcontext):
+    """Log the step and, every ``cfg.eval_every`` steps, evaluate on the dev rows (inside ``packing()``: the packed
+    weights during a run's quantisation-aware steps)."""
     step = st["step"]
     if step % cfg.log_every == 0 or step == 1 or step == total_steps:
         st["log"].append({"step": step, "loss": step_loss, "lr": sched.get_last_lr()[0],
                           "elapsed_s": round(st["train_s"], 2), "examples": st["examples"],
                           **{f"loss_{k}": float(np.mean(v)) for k, v in parts_acc.items()}})
     if cfg.eval_every and len(eval_df) and step % cfg.eval_every == 0:
-        dev = objective.evaluate(model, tok, eval_df, cfg, device)
+        with packing():
+            dev = objective.evaluate(model, tok, eval_df, cfg, device)
         st["dev_curve"].append({"step": step, "examples": st["examples"], **dev})
         model.train()
 
